@@ -1,0 +1,75 @@
+"""Label, annotation and resource names the webhook reads and writes (reference §1).
+
+Every key uses the default domain ``tensor-fusion.ai`` (reference §0); the
+operator's custom-domain environment variables are out of scope offline.
+"""
+
+from __future__ import annotations
+
+DOMAIN = "tensor-fusion.ai"
+SCHEDULER_NAME = "tensor-fusion-scheduler"
+SYSTEM_NAME = "tensor-fusion"
+
+
+def key(name: str) -> str:
+    """The fully qualified ``tensor-fusion.ai/<name>`` key."""
+    return f"{DOMAIN}/{name}"
+
+
+# Pod labels (reference §1.1).
+ENABLED = key("enabled")
+COMPONENT = key("component")
+GPUPOOL = key("gpupool")
+WORKLOAD = key("workload")
+POD_TEMPLATE_HASH = "pod-template-hash"
+
+# Pod annotations read by the webhook (reference §1.2).
+TFLOPS_REQUEST = key("tflops-request")
+TFLOPS_LIMIT = key("tflops-limit")
+VRAM_REQUEST = key("vram-request")
+VRAM_LIMIT = key("vram-limit")
+PERCENT_REQUEST = key("compute-percent-request")
+PERCENT_LIMIT = key("compute-percent-limit")
+GPU_COUNT = key("gpu-count")
+GPU_INDICES = key("gpu-indices")
+VENDOR = key("vendor")
+GPU_MODEL = key("gpu-model")
+QOS = key("qos")
+IS_LOCAL_GPU = key("is-local-gpu")
+SIDECAR_WORKER = key("sidecar-worker")
+ISOLATION = key("isolation")
+PARTITION_ID = key("partition-id")
+WORKLOAD_PROFILE = key("workload-profile")
+INJECT_CONTAINER = key("inject-container")
+ENABLED_REPLICAS = key("enabled-replicas")
+DEDICATED_GPU = key("dedicated-gpu")
+WORKER_POD_TEMPLATE = key("worker-pod-template")
+
+# Pod annotations written by the webhook (reference §1.3).
+CONTAINER_GPU_COUNT = key("container-gpu-count")
+EMBEDDED_WORKER = key("embedded-worker")
+SELECTED_WORKLOAD = key("selected-workload")
+PENDING_OWNED_WORKLOAD = key("pending-owned-workload")
+INDEX = key("index")
+
+# Node taint tolerated by local-GPU pods (reference §1.4, §2.1 step 13).
+USED_BY = key("used-by")
+
+TRUE = "true"
+FALSE = "false"
+
+ISOLATION_MODES = ("shared", "soft", "hard", "partitioned")
+QOS_LEVELS = ("low", "medium", "high", "critical")
+# Vendors without a user-space soft limiter (reference §1.5 `soft`).
+NO_SOFT_LIMITER = frozenset({"AMD", "Hygon", "MetaX"})
+
+# Keys that the site docs still show but the code no longer reads
+# (reference §1.4 last paragraph, §7.2, §9.11): old key -> what to use now.
+OBSOLETE = {
+    key("auto-resources"): key("autoscale"),
+    key("auto-scale-target-resource"): key("autoscale-target"),
+    key("auto-replicas"): "nothing (removed in PR #470)",
+    key("compute-isolation"): ISOLATION,
+    key("standalone-worker-mode"): f"{IS_LOCAL_GPU} / {SIDECAR_WORKER}",
+    WORKLOAD: f"nothing (the webhook writes the {WORKLOAD} label itself)",
+}

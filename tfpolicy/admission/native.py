@@ -1,0 +1,116 @@
+"""Native GPU resources on the pod: API defaulting, detection, migration counts.
+
+Reference §2.1 step 2 (``HasGPUResourceRequest``), §2.2 (native limits →
+gpu-count), §9.4 and §9.14 (requests defaulted from limits before admission).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tfpolicy.gpu import GpuResources, vendor_of
+from tfpolicy.quantity import QuantityError, parse_quantity
+
+# Go's strconv.Atoi on the quantity's string form (reference §2.2): "1000m" is not a count.
+_ATOI = re.compile(r"^[+-]?[0-9]+$")
+_UINT32_MAX = 2**32 - 1
+
+
+def containers(pod: Mapping[str, Any], field: str = "containers") -> list[dict[str, Any]]:
+    """The pod's (init) containers, tolerating absent or null lists."""
+    spec = pod.get("spec") or {}
+    return [c for c in spec.get(field) or [] if isinstance(c, dict)]
+
+
+def default_requests(pod: dict[str, Any]) -> None:
+    """Copy every limit without a request into requests, in place.
+
+    Kubernetes' ``SetDefaults_Pod`` does this for every resource of every
+    container and init container of a Pod (not of a template), before any
+    webhook runs (reference §9.14); the GPU check needs the requests map.
+    """
+    for field in ("initContainers", "containers"):
+        for container in containers(pod, field):
+            resources = container.get("resources") or {}
+            limits = resources.get("limits")
+            if not isinstance(limits, dict) or not limits:
+                continue
+            requests = resources.get("requests")
+            requests = dict(requests) if isinstance(requests, dict) else {}
+            for name, value in limits.items():
+                requests.setdefault(name, value)
+            container["resources"] = {**resources, "requests": requests}
+
+
+def has_gpu_request(pod: Mapping[str, Any], names: GpuResources) -> bool:
+    """A container (not an init container) with a non-nil requests map asks for a GPU."""
+    for container in containers(pod):
+        resources = container.get("resources") or {}
+        if not isinstance(resources.get("requests"), dict):
+            continue
+        for section in ("requests", "limits"):
+            if any(_positive(v) for k, v in _items(resources.get(section)) if k in names):
+                return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class NativeGpus:
+    """What the webhook takes from native GPU limits (reference §2.2)."""
+
+    count: int
+    per_container: tuple[tuple[str, int], ...]  # last resource name wins per container
+    containers: tuple[str, ...]  # one entry per counted resource, in pod order
+    vendor: str
+
+    @property
+    def found(self) -> bool:
+        return bool(self.containers)
+
+
+def native_gpus(pod: Mapping[str, Any], names: GpuResources) -> NativeGpus:
+    """Sum the integer GPU limits of every container; MIG counts as whole GPUs."""
+    count, per_container, hits, vendor = 0, {}, [], ""
+    for container in containers(pod):
+        name = str(container.get("name", ""))
+        limits = (container.get("resources") or {}).get("limits")
+        for resource, value in _items(limits):
+            number = _atoi(value) if resource in names else None
+            if number is None:
+                continue  # the webhook only logs an unusable value
+            count += number
+            per_container[name] = number
+            hits.append(name)
+            vendor = vendor or vendor_of(resource)
+    return NativeGpus(count, tuple(per_container.items()), tuple(hits), vendor)
+
+
+def gpu_resource_names(container: Mapping[str, Any], names: GpuResources) -> list[str]:
+    """The recognised GPU resource names in a container's requests or limits."""
+    resources = container.get("resources") or {}
+    found = {k for section in ("requests", "limits") for k, _ in _items(resources.get(section))}
+    return sorted(k for k in found if k in names)
+
+
+def _atoi(value: Any) -> int | None:
+    text = str(value) if not isinstance(value, bool) else ""
+    if not _ATOI.match(text):
+        return None
+    number = int(text)
+    return number if 0 < number <= _UINT32_MAX else None
+
+
+def _positive(value: Any) -> bool:
+    try:
+        return parse_quantity(value) > 0
+    except QuantityError:
+        return False
+
+
+def _items(section: Any) -> Iterator[tuple[str, Any]]:
+    if isinstance(section, dict):
+        for k, v in section.items():
+            yield str(k), v

@@ -1,0 +1,97 @@
+"""What admission returns: the decision, the admitted Pod, the changes, the request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+class Decision(Enum):
+    """What the webhook does with one pod (reference §2.1)."""
+
+    UNTOUCHED = "untouched"  # not a GPU pod, or a GPU pod outside auto-migration
+    MIGRATED = "migrated"  # native GPU pod taken over by auto-migration (§3)
+    TENSOR_FUSION = "tensor-fusion"  # pod labelled tensor-fusion.ai/enabled=true
+    OVER_CAP = "over-cap"  # enabled-replicas reached: admitted unmutated (§2.3)
+    REJECTED = "rejected"  # the webhook errors; failurePolicy Fail rejects the CREATE
+
+
+class ChangeKind(Enum):
+    ADD = "add"
+    CHANGE = "change"
+    REMOVE = "remove"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference between the pod as submitted and as admitted."""
+
+    kind: ChangeKind
+    path: str  # e.g. metadata.annotations["tensor-fusion.ai/gpu-count"]
+    old: Any = None
+    new: Any = None
+
+    def __str__(self) -> str:
+        if self.kind is ChangeKind.ADD:
+            return f"add {self.path} = {self.new!r}"
+        if self.kind is ChangeKind.REMOVE:
+            return f"remove {self.path} (was {self.old!r})"
+        return f"change {self.path}: {self.old!r} -> {self.new!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class AllocationRequest:
+    """What the scheduler is asked for (reference §5.1), in plain integers, per GPU.
+
+    TFLOPS in milli-TFLOPS, compute percent in whole percent and VRAM in MiB,
+    each rounded up; zero means "not set".
+    """
+
+    pool: str
+    namespace: str
+    workload: str
+    gpu_count: int
+    tflops_request: int
+    tflops_limit: int
+    compute_percent_request: int
+    compute_percent_limit: int
+    vram_request: int
+    vram_limit: int
+    isolation: str
+    qos: str
+    gpu_model: str = ""
+    vendor: str = ""
+    gpu_indices: tuple[int, ...] = ()
+    partition_id: str = ""
+    is_local: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The outcome of admitting one pod template.
+
+    ``pod`` is the Pod as admitted (``None`` when rejected); ``error`` is the
+    message the webhook rejects it with (empty otherwise); ``reason`` says
+    why in words; ``notes`` list what the simulation could not reproduce.
+    """
+
+    decision: Decision
+    pod: dict[str, Any] | None
+    changes: tuple[Change, ...] = ()
+    allocation: AllocationRequest | None = None
+    error: str = ""
+    reason: str = ""
+    notes: tuple[str, ...] = ()
+
+    @property
+    def rejected(self) -> bool:
+        return self.decision is Decision.REJECTED
+
+
+class Rejection(Exception):
+    """Raised inside the simulation where the webhook answers HTTP 500."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,0 +1,168 @@
+"""Per-GPU resources and GPU count from annotations and native limits (reference §2.2).
+
+Mirrors ``parseGPUResourcesAnnotations``: an explicit ``gpu-count`` stops the
+native-limit scan; a native hit on a non-shared pod sets compute-percent 100
+(request inherits it) and reserves no VRAM (§9.1); shared is count-only
+(§9.2); TFLOPS annotations win over compute-percent ones; a missing request
+takes its limit. Quantities stay strings so they can be written back in
+canonical form; an unparsable annotation is treated as absent, as the webhook
+does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tfpolicy.admission import keys
+from tfpolicy.admission.native import NativeGpus, native_gpus
+from tfpolicy.admission.records import Rejection
+from tfpolicy.gpu import GpuResources
+from tfpolicy.quantity import QuantityError, parse_quantity
+
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_INT32 = range(-(2**31), 2**31)
+_MAX_GPUS = 128
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    """Per-GPU requests and limits; ``""`` means zero / unset."""
+
+    tflops_request: str = ""
+    tflops_limit: str = ""
+    vram_request: str = ""
+    vram_limit: str = ""
+    percent_request: str = ""
+    percent_limit: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    resources: Resources
+    count: int
+    native: NativeGpus | None  # None when gpu-count was annotated (limits not scanned)
+    indices: tuple[int, ...]
+
+
+def is_zero(text: str) -> bool:
+    return not text or parse_quantity(text) == 0
+
+
+def quantity_annotation(annotations: Mapping[str, str], name: str) -> str | None:
+    """The annotation when it is a non-empty valid quantity; else absent."""
+    text = annotations.get(name, "")
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        parse_quantity(text)
+    except QuantityError:
+        return None
+    return text
+
+
+def parse_int32(text: str) -> int | None:
+    """Go's ``strconv.ParseInt(text, 10, 32)``; ``None`` when it fails."""
+    if not _INT.match(text) or int(text) not in _INT32:
+        return None
+    return int(text)
+
+
+def go_parse_error(text: str) -> str:
+    """The ``strconv.ParseInt`` error text Go would wrap."""
+    reason = "value out of range" if _INT.match(text) else "invalid syntax"
+    return f'strconv.ParseInt: parsing "{text}": {reason}'
+
+
+def gpu_spec(
+    pod: Mapping[str, Any], annotations: Mapping[str, str], isolation: str,
+    base: Resources, names: GpuResources, pod_name: str,
+) -> GpuSpec:
+    """Count, native scan and per-GPU resources, raising the webhook's errors."""
+    native: NativeGpus | None = None
+    count = 0
+    resources = base
+    if keys.GPU_COUNT in annotations:
+        count = _annotated_count(str(annotations[keys.GPU_COUNT]))
+    else:
+        native = native_gpus(pod, names)
+        count = native.count
+        if native.found and isolation != "shared":
+            resources = replace(resources, percent_limit="100")
+    resources = merge_annotations(resources, annotations, bool(native and native.found))
+    indices = _indices(annotations, pod_name)
+    count = len(indices) or count or 1
+    if not 1 <= count <= _MAX_GPUS:
+        raise Rejection(f"invalid gpuCount {count}: must be in [1, 128]")
+    return GpuSpec(resources, count, native, indices)
+
+
+def _annotated_count(text: str) -> int:
+    value = parse_int32(text)
+    if value is None:
+        raise Rejection(f"invalid gpuCount value: {go_parse_error(text)}")
+    if not 1 <= value <= _MAX_GPUS:
+        raise Rejection(f"invalid gpuCount value {value}: must be in [1, 128]")
+    return value
+
+
+def merge_annotations(r: Resources, ann: Mapping[str, str], migrated: bool) -> Resources:
+    """Apply the TFLOPS / VRAM / compute-percent annotations over ``r``."""
+    tl = quantity_annotation(ann, keys.TFLOPS_LIMIT)
+    if tl is not None:
+        r = replace(r, tflops_limit=tl, percent_limit="" if migrated else r.percent_limit)
+    r = replace(r, vram_limit=quantity_annotation(ann, keys.VRAM_LIMIT) or r.vram_limit)
+    r = _tflops_request(r, ann, migrated, tl is not None)
+    vr = quantity_annotation(ann, keys.VRAM_REQUEST)
+    if vr is not None or is_zero(r.vram_request):
+        r = replace(r, vram_request=vr if vr is not None else r.vram_limit)
+    r = _percent(r, ann, tl is not None)
+    if not is_zero(r.tflops_request) and not is_zero(r.percent_request):
+        raise Rejection(
+            "tflops- and computePercent request are mutually exclusive, please specify only one"
+        )
+    if not is_zero(r.tflops_limit) and not is_zero(r.percent_limit):
+        raise Rejection(
+            "tflops- and computePercent limit are mutually exclusive, please specify only one"
+        )
+    return r
+
+
+def _tflops_request(r: Resources, ann: Mapping[str, str], migrated: bool, tl: bool) -> Resources:
+    tr = quantity_annotation(ann, keys.TFLOPS_REQUEST)
+    if tr is not None:
+        # An explicit TFLOPS request drops the percent request, and the
+        # migrated 100 % limit unless a TFLOPS limit replaced it already.
+        limit = "" if migrated and not tl else r.percent_limit
+        return replace(r, tflops_request=tr, percent_request="", percent_limit=limit)
+    if is_zero(r.tflops_request):
+        return replace(
+            r, tflops_request=r.tflops_limit, percent_request="" if tl else r.percent_request
+        )
+    return r
+
+
+def _percent(r: Resources, ann: Mapping[str, str], tl: bool) -> Resources:
+    has_tr = quantity_annotation(ann, keys.TFLOPS_REQUEST) is not None
+    pl = quantity_annotation(ann, keys.PERCENT_LIMIT)
+    if pl is not None:
+        r = replace(r, percent_limit="" if tl else pl)
+    pr = quantity_annotation(ann, keys.PERCENT_REQUEST)
+    if pr is not None:
+        return replace(r, percent_request="" if has_tr or tl else pr)
+    inherit = is_zero(r.tflops_request) and is_zero(r.percent_request)
+    if inherit and not tl and not is_zero(r.percent_limit):
+        return replace(r, percent_request=r.percent_limit)
+    return r
+
+
+def _indices(ann: Mapping[str, str], pod_name: str) -> tuple[int, ...]:
+    text = str(ann.get(keys.GPU_INDICES, ""))
+    if not text:
+        return ()
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise Rejection(f"tensor-fusion.ai/gpu-indices annotation is not valid for Pod {pod_name}")
+    return tuple(int(p) for p in parts)

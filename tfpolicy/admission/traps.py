@@ -1,0 +1,168 @@
+"""Webhook behaviour that surprises users, as warnings for ``tfpolicy check`` (reference §9).
+
+Each trap has a rule id, a message and the field path (relative to the pod
+template: ``metadata...`` / ``spec...``) where the user would fix it. Rules
+live in an explicit registry; ``webhook_traps`` runs them all and returns
+the warnings sorted by path then rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from tfpolicy.admission import keys
+from tfpolicy.admission.config import HASHED_OWNERS, NO_CONTROLLER
+from tfpolicy.admission.diff import join_path
+from tfpolicy.admission.native import containers, gpu_resource_names
+from tfpolicy.gpu import GpuResources
+
+if TYPE_CHECKING:
+    from tfpolicy.findings import Finding
+
+_FRACTIONAL = (keys.TFLOPS_REQUEST, keys.TFLOPS_LIMIT, keys.VRAM_REQUEST, keys.VRAM_LIMIT)
+_SIZING = (*_FRACTIONAL, keys.PERCENT_REQUEST, keys.PERCENT_LIMIT)
+
+
+@dataclass(frozen=True, slots=True)
+class Trap:
+    rule: str
+    message: str
+    path: str
+
+    def finding(self, **where: Any) -> Finding:
+        """As a warning finding; ``where`` fills resource, file, line…"""
+        # Imported here so the simulation stays importable on its own.
+        from tfpolicy.findings import Finding, Severity
+
+        return Finding(Severity.WARNING, self.message, f"webhook-{self.rule}", field=self.path,
+                       **where)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pod:
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    gpu_containers: tuple[tuple[int, str], ...]  # (index, first GPU resource name)
+    owner_kind: str
+    pod_template_hash: bool
+
+
+def _ann(name: str) -> str:
+    return join_path(join_path("metadata", "annotations"), name)
+
+
+def _label(name: str) -> str:
+    return join_path(join_path("metadata", "labels"), name)
+
+
+def _soft_no_vram(pod: _Pod) -> Iterator[Trap]:
+    """§9.1: a labelled native-GPU pod becomes soft with 100 % compute and no VRAM."""
+    if pod.labels.get(keys.ENABLED) != keys.TRUE or not pod.gpu_containers:
+        return
+    if keys.ISOLATION in pod.annotations or keys.GPU_COUNT in pod.annotations:
+        return
+    if any(k in pod.annotations for k in (keys.VRAM_REQUEST, keys.VRAM_LIMIT)):
+        return
+    yield Trap("soft-no-vram", (
+        f"{keys.ENABLED}=true on a pod with native GPU limits and no {keys.ISOLATION}: the "
+        "webhook makes it isolation soft with compute-percent 100 and no VRAM reserved, "
+        f"not a whole card; set {keys.ISOLATION}: shared for whole cards"
+    ), _label(keys.ENABLED))
+
+
+def _shared_sizing(pod: _Pod) -> Iterator[Trap]:
+    """§9.2: shared is count-only; sizing annotations do not affect placement."""
+    if pod.annotations.get(keys.ISOLATION) != "shared":
+        return
+    for name in _SIZING:
+        if name in pod.annotations:
+            yield Trap("shared-ignores-resources", (
+                f"{name} is ignored for placement: isolation shared takes whole idle GPUs"
+            ), _ann(name))
+
+
+def _automigration_shared(pod: _Pod) -> Iterator[Trap]:
+    """§9.2: fractional annotations plus native GPUs and no label rely on auto-migration."""
+    if pod.labels.get(keys.ENABLED) == keys.TRUE or keys.ISOLATION in pod.annotations:
+        return
+    if not pod.gpu_containers or not any(k in pod.annotations for k in _FRACTIONAL):
+        return
+    for index, resource in pod.gpu_containers:
+        yield Trap("automigration-reapplies-shared", (
+            f"{resource} is still requested and {keys.ENABLED} is not set: only auto-migration "
+            f"would take this pod over, and it writes {keys.ISOLATION}: shared, which ignores "
+            "the TFLOPS/VRAM annotations"
+        ), join_path(f"spec.containers[{index}].resources.limits", resource))
+
+
+def _enabled_replicas(pod: _Pod) -> Iterator[Trap]:
+    """§9.3: the cap needs pod-template-hash; a pod without owner is rejected."""
+    if keys.ENABLED_REPLICAS not in pod.annotations:
+        return
+    if pod.owner_kind in NO_CONTROLLER:
+        yield Trap("enabled-replicas-no-owner", (
+            f"{keys.ENABLED_REPLICAS} on a pod without a controller: the webhook rejects it"
+        ), _ann(keys.ENABLED_REPLICAS))
+    elif not pod.pod_template_hash:
+        yield Trap("enabled-replicas-not-enforced", (
+            f"{keys.ENABLED_REPLICAS} is not enforced for {pod.owner_kind} pods: they carry no "
+            "pod-template-hash, so every pod is taken over"
+        ), _ann(keys.ENABLED_REPLICAS))
+
+
+def _obsolete(pod: _Pod) -> Iterator[Trap]:
+    """§1.4, §9.11: keys from the stale site docs that the code never reads."""
+    for name, current in sorted(keys.OBSOLETE.items()):
+        if name in pod.annotations:
+            yield Trap("obsolete-key", (
+                f"{name} is not read by the webhook; use {current}"
+            ), _ann(name))
+
+
+def _dedicated_without_model(pod: _Pod) -> Iterator[Trap]:
+    """§1.2: dedicated-gpu takes the capacity of gpu-model; without it the pod is rejected."""
+    if pod.annotations.get(keys.DEDICATED_GPU) == keys.TRUE and not pod.annotations.get(
+        keys.GPU_MODEL
+    ):
+        yield Trap("dedicated-gpu-without-model", (
+            f"{keys.DEDICATED_GPU}: true needs {keys.GPU_MODEL}; the webhook rejects the pod"
+        ), _ann(keys.DEDICATED_GPU))
+
+
+TRAPS: dict[str, Callable[[_Pod], Iterator[Trap]]] = {
+    "soft-no-vram": _soft_no_vram,
+    "shared-ignores-resources": _shared_sizing,
+    "automigration-reapplies-shared": _automigration_shared,
+    "enabled-replicas": _enabled_replicas,
+    "obsolete-key": _obsolete,
+    "dedicated-gpu-without-model": _dedicated_without_model,
+}
+
+
+def webhook_traps(
+    template: Mapping[str, Any], owner_kind: str, *, pod_template_hash: bool | None = None,
+    resources: GpuResources | None = None,
+) -> list[Trap]:
+    """Every trap in one pod template; ``owner_kind`` ``Pod`` means no controller."""
+    pod = _view(template, owner_kind, pod_template_hash, resources or GpuResources())
+    found = [trap for rule in TRAPS.values() for trap in rule(pod)]
+    return sorted(found, key=lambda t: (t.path, t.rule, t.message))
+
+
+def _view(template: Mapping[str, Any], owner_kind: str, hashed: bool | None,
+          names: GpuResources) -> _Pod:
+    meta = template.get("metadata") or {}
+    gpus = []
+    for index, container in enumerate(containers(template)):
+        found = gpu_resource_names(container, names)
+        if found:
+            gpus.append((index, found[0]))
+    return _Pod(
+        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
+        annotations={str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
+        gpu_containers=tuple(gpus),
+        owner_kind=owner_kind,
+        pod_template_hash=owner_kind in HASHED_OWNERS if hashed is None else hashed,
+    )
