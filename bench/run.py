@@ -145,17 +145,20 @@ def apply(c: Corpus, repeat: int) -> Result:
 
 
 def batches(files: Sequence[str], fixed: Sequence[str]) -> list[list[str]]:
-    """Split ``files`` so that each command line stays well under ARG_MAX."""
-    budget = os.sysconf("SC_ARG_MAX") // 2 - sum(len(k) + len(v) + 2 for k, v in os.environ.items())
-    budget -= sum(len(a) + 1 for a in fixed)
+    """Split ``files`` so that each command line stays well under ARG_MAX.
+
+    Each argument costs its bytes, a NUL and an ``argv`` pointer (8 bytes).
+    """
+    env = sum(len(k) + len(v) + 10 for k, v in os.environ.items())
+    budget = os.sysconf("SC_ARG_MAX") // 2 - env - sum(len(a) + 9 for a in fixed)
     groups: list[list[str]] = [[]]
     used = 0
     for f in files:
-        if groups[-1] and used + len(f) + 1 > budget:
+        if groups[-1] and used + len(f) + 9 > budget:
             groups.append([])
             used = 0
         groups[-1].append(f)
-        used += len(f) + 1
+        used += len(f) + 9
     return groups
 
 
