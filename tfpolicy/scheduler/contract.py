@@ -1,0 +1,35 @@
+"""The allocator contract: choose a node and GPUs for a pod, reading the ledger."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from tfpolicy.scheduler.diagnosis import Unschedulable
+from tfpolicy.scheduler.ledger import Allocation, Ledger
+from tfpolicy.scheduler.model import PodRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """Where a pod goes: one node, its GPUs in the order the pod gets them (§5.4)."""
+
+    node: str
+    gpus: tuple[str, ...]
+
+
+class Allocator(Protocol):
+    """Chooses without changing anything; the caller commits with `schedule`."""
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    def choose(self, pod: PodRequest) -> Choice | Unschedulable: ...
+
+
+def schedule(allocator: Allocator, pod: PodRequest) -> Allocation | Unschedulable:
+    """Choose for ``pod`` and commit it to the allocator's ledger (Reserve + PreBind)."""
+    choice = allocator.choose(pod)
+    if isinstance(choice, Unschedulable):
+        return choice
+    return allocator.ledger.reserve(pod, choice.gpus)

@@ -1,0 +1,83 @@
+"""Why a pod does not fit: a FitError-like count of reasons per node and per GPU.
+
+A node is charged to the filter that removed its last candidate GPU (the
+chain runs in §5.2 order, so that is the latest stage any of its GPUs
+reached); a node left with some but fewer than `gpu-count` GPUs is charged to
+the same-node filter. Reasons are sorted by count, then text, so the message
+is deterministic: ``0/16 nodes are available: 12 insufficient VRAM, 4 GPU
+model mismatch.``
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from tfpolicy.scheduler.ledger import GpuState, Ledger
+from tfpolicy.scheduler.model import PodKey, PodRequest, Pool
+from tfpolicy.scheduler.rules import (
+    REASON_TEXT,
+    Reason,
+    dp_reason,
+    gpu_reason,
+    is_device_plugin,
+    resolve_pool,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unschedulable:
+    """The diagnosis of a pod no node can take."""
+
+    pod: PodKey
+    nodes: int
+    available: int
+    node_reasons: tuple[tuple[Reason, int], ...]
+    gpus: int
+    gpu_reasons: tuple[tuple[Reason, int], ...]
+
+    @property
+    def message(self) -> str:
+        parts = ", ".join(f"{n} {REASON_TEXT[r]}" for r, n in self.node_reasons)
+        return f"{self.available}/{self.nodes} nodes are available: {parts}."
+
+
+def diagnose(ledger: Ledger, pod: PodRequest) -> Unschedulable:
+    """Run every filter on every node and GPU and count what eliminated them."""
+    pool = None if is_device_plugin(pod) else resolve_pool(ledger, pod)
+    nodes: Counter[Reason] = Counter()
+    gpus: Counter[Reason] = Counter()
+    available = 0
+    for node, states in ledger.node_gpus.items():
+        reason = _node_reason(ledger, node, states, pod, pool, gpus)
+        if reason is None:
+            available += 1
+        else:
+            nodes[reason] += 1
+    return Unschedulable(pod.key, len(ledger.node_gpus), available, _sorted(nodes),
+                         sum(gpus.values()), _sorted(gpus))
+
+
+def _node_reason(ledger: Ledger, node: str, states: tuple[GpuState, ...], pod: PodRequest,
+                 pool: Pool | None, gpus: Counter[Reason]) -> Reason | None:
+    if is_device_plugin(pod):
+        reasons = [dp_reason(s, pod) for s in states]
+    elif pool is None:
+        return Reason.NOT_IN_POOL
+    else:
+        reasons = [gpu_reason(pool, s, pod) for s in states if s.gpu.pool == pool.name]
+        if not reasons:
+            return Reason.NOT_IN_POOL
+    gpus.update(r for r in reasons if r is not None)
+    survivors = reasons.count(None)
+    if survivors == 0:
+        return max(r for r in reasons if r is not None)
+    if survivors < pod.count:
+        return Reason.GPU_BUSY if is_device_plugin(pod) else Reason.TOO_FEW_GPUS
+    if pool is not None and ledger.workers(node) >= pool.max_workers_per_node:
+        return Reason.TOO_MANY_WORKERS
+    return None
+
+
+def _sorted(counts: Counter[Reason]) -> tuple[tuple[Reason, int], ...]:
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], REASON_TEXT[item[0]])))

@@ -1,0 +1,203 @@
+"""The ledger: per-GPU limiter accounting, the one mutable state (§5.4).
+
+`available` is capacity minus committed *requests*; limits are summed for the
+oversubscription report and never block anything (§5.2 last line). Shared
+pods take a completely idle GPU and leave it at 0/0; releasing one restores
+the capacity. Device-plugin pods hold whole GPUs outside TensorFusion's
+accounting (its `available` does not move); the allocator treats such a GPU
+as `usedBy: nvidia-device-plugin`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tfpolicy.scheduler.model import GPU, Inventory, Isolation, PodKey, PodKind, PodRequest, Pool
+from tfpolicy.scheduler.scoring import gpu_score, tflops_for_percent
+
+
+class LedgerError(ValueError):
+    """A reservation that would over-allocate a GPU or break a ledger rule."""
+
+
+class GpuState:
+    """Mutable accounting of one GPU; the allocators read it, only the ledger writes."""
+
+    __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "gpu", "limit_tflops",
+                 "limit_vram", "score_avail", "score_used", "tf_pods")
+
+    def __init__(self, gpu: GPU) -> None:
+        self.gpu = gpu
+        self.avail_tflops = gpu.tflops - gpu.external_tflops
+        self.avail_vram = gpu.vram - gpu.external_vram
+        self.limit_tflops = gpu.external_tflops
+        self.limit_vram = gpu.external_vram
+        self.tf_pods: set[PodKey] = set()
+        self.dp_pod: PodKey | None = None
+        self.active: Isolation | None = None  # Dynamic policy lock (§1.5)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Cache both scores: they change only when this GPU's accounting does."""
+        g = self.gpu
+        self.score_used = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, True)
+        self.score_avail = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, False)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing committed: what shared and device-plugin pods need (§5.2 step 4)."""
+        g = self.gpu
+        return self.avail_tflops == g.tflops and self.avail_vram == g.vram
+
+    @property
+    def free_whole(self) -> bool:
+        return self.dp_pod is None and not self.tf_pods and self.idle
+
+
+@dataclass(frozen=True, slots=True)
+class Allocation:
+    """One pod's committed share; the per-GPU tuples follow ``gpus``."""
+
+    pod: PodRequest
+    node: str
+    gpus: tuple[str, ...]
+    tflops: tuple[int, ...]
+    vram: tuple[int, ...]
+    tflops_limit: tuple[int, ...]
+    vram_limit: tuple[int, ...]
+
+
+def shares(pod: PodRequest, gpu: GPU) -> tuple[int, int, int, int]:
+    """(TFLOPS request, VRAM request, TFLOPS limit, VRAM limit) of ``pod`` on ``gpu``.
+
+    Shared holds the whole card; a limit below its request reports as the
+    request (the webhook defaults request from limit, never the reverse).
+    """
+    if pod.kind is PodKind.DEVICE_PLUGIN or pod.isolation is Isolation.SHARED:
+        return gpu.tflops, gpu.vram, gpu.tflops, gpu.vram
+    tflops = pod.tflops_request or tflops_for_percent(pod.percent_request, gpu.tflops)
+    limit = pod.tflops_limit or tflops_for_percent(pod.percent_limit, gpu.tflops)
+    return tflops, pod.vram_request, max(limit, tflops), max(pod.vram_limit, pod.vram_request)
+
+
+class Ledger:
+    """Per-GPU accounting plus node versions that let indexes invalidate lazily."""
+
+    def __init__(self, inventory: Inventory) -> None:
+        self.inventory = inventory
+        self.pools: dict[str, Pool] = {p.name: p for p in inventory.pools}
+        self.gpus: dict[str, GpuState] = {g.name: GpuState(g) for g in inventory.gpus}
+        self.node_gpus: dict[str, tuple[GpuState, ...]] = {
+            n.name: tuple(self.gpus[g] for g in n.gpus) for n in inventory.nodes}
+        self._allocations: dict[PodKey, Allocation] = {}
+        self._workers: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
+        self._versions: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
+        self._listeners: list[Callable[[str], None]] = []
+
+    def subscribe(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(node)`` after every change on ``node``."""
+        self._listeners.append(listener)
+
+    def version(self, node: str) -> int:
+        return self._versions[node]
+
+    def workers(self, node: str) -> int:
+        """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them, §5.2 step 5)."""
+        return self._workers[node]
+
+    def allocation(self, key: PodKey) -> Allocation | None:
+        return self._allocations.get(key)
+
+    def allocations(self) -> tuple[Allocation, ...]:
+        return tuple(self._allocations[k] for k in sorted(self._allocations))
+
+    def reserve(self, pod: PodRequest, gpus: Sequence[str]) -> Allocation:
+        """Commit ``pod`` on ``gpus`` (§5.4 Commit); raise LedgerError if it cannot."""
+        states = self._check(pod, gpus)
+        amounts = [shares(pod, s.gpu) for s in states]
+        for state, (tflops, vram, _, _) in zip(states, amounts, strict=True):
+            _check_fits(pod, state, tflops, vram)
+        node = states[0].gpu.node
+        alloc = Allocation(pod, node, tuple(gpus), *(tuple(a[i] for a in amounts)
+                                                     for i in range(4)))
+        for state, amount in zip(states, amounts, strict=True):
+            _commit(pod, state, amount)
+        self._allocations[pod.key] = alloc
+        self._workers[node] += pod.kind is PodKind.TENSOR_FUSION
+        self._changed(node)
+        return alloc
+
+    def release(self, key: PodKey) -> Allocation | None:
+        """Give back what ``key`` holds (§5.4 Release); None when it holds nothing."""
+        alloc = self._allocations.pop(key, None)
+        if alloc is None:
+            return None
+        for i, name in enumerate(alloc.gpus):
+            _uncommit(alloc, i, self.gpus[name])
+        self._workers[alloc.node] -= alloc.pod.kind is PodKind.TENSOR_FUSION
+        self._changed(alloc.node)
+        return alloc
+
+    def _check(self, pod: PodRequest, gpus: Sequence[str]) -> list[GpuState]:
+        if pod.key in self._allocations:
+            raise LedgerError(f"pod {pod.namespace}/{pod.name} is already placed")
+        states = [self.gpus[name] for name in gpus]
+        if len(states) != pod.count or len(set(gpus)) != len(gpus):
+            raise LedgerError(f"pod {pod.name} needs {pod.count} distinct GPUs")
+        if len({s.gpu.node for s in states}) != 1:
+            raise LedgerError(f"pod {pod.name}: all GPUs of a pod are on one node (§5.5)")
+        return states
+
+    def _changed(self, node: str) -> None:
+        self._versions[node] += 1
+        for listener in self._listeners:
+            listener(node)
+
+
+def _check_fits(pod: PodRequest, state: GpuState, tflops: int, vram: int) -> None:
+    whole = pod.kind is PodKind.DEVICE_PLUGIN or pod.isolation is Isolation.SHARED
+    if pod.kind is PodKind.DEVICE_PLUGIN and not state.free_whole:
+        raise LedgerError(f"GPU {state.gpu.name} is not free for a device-plugin pod")
+    if state.dp_pod is not None:
+        raise LedgerError(f"GPU {state.gpu.name} is held by a device-plugin pod")
+    if whole and not state.idle:
+        raise LedgerError(f"GPU {state.gpu.name} is not idle for a shared pod")
+    if state.avail_tflops < tflops or state.avail_vram < vram:
+        raise LedgerError(f"GPU {state.gpu.name} has too little left for pod {pod.name}")
+
+
+def _commit(pod: PodRequest, state: GpuState, amount: tuple[int, int, int, int]) -> None:
+    tflops, vram, tflops_limit, vram_limit = amount
+    if pod.kind is PodKind.DEVICE_PLUGIN:
+        state.dp_pod = pod.key  # outside TensorFusion's accounting
+        return
+    if not state.tf_pods:
+        state.active = pod.isolation
+    state.tf_pods.add(pod.key)
+    if pod.isolation is Isolation.SHARED:
+        state.avail_tflops, state.avail_vram = 0, 0  # count-only, whole card (§1.5)
+    else:
+        state.avail_tflops -= tflops
+        state.avail_vram -= vram
+    state.limit_tflops += tflops_limit
+    state.limit_vram += vram_limit
+    state.refresh()
+
+
+def _uncommit(alloc: Allocation, i: int, state: GpuState) -> None:
+    pod = alloc.pod
+    if pod.kind is PodKind.DEVICE_PLUGIN:
+        state.dp_pod = None
+        return
+    state.tf_pods.discard(pod.key)
+    if not state.tf_pods:
+        state.active = None
+    if pod.isolation is Isolation.SHARED:
+        state.avail_tflops, state.avail_vram = state.gpu.tflops, state.gpu.vram
+    else:
+        state.avail_tflops += alloc.tflops[i]
+        state.avail_vram += alloc.vram[i]
+    state.limit_tflops -= alloc.tflops_limit[i]
+    state.limit_vram -= alloc.vram_limit[i]
+    state.refresh()

@@ -1,0 +1,182 @@
+"""Scheduler records: the inventory (pools, nodes, GPUs) and pod requests.
+
+Integer units everywhere (reference/tensor-fusion.md §5.4 keeps Quantities,
+we keep exact integers so scores and sums never drift):
+
+* TFLOPS in milli-TFLOPS (``312 TFLOPS`` → ``312000``);
+* VRAM in MiB (``GPU.status.capacity.vram`` is written as ``<MiB>Mi``, §4);
+* compute percent in milli-percent (``"25"`` → ``25000``, ``"12.5"`` → ``12500``);
+* cost in micro-USD per hour (``$1.89/h`` → ``1890000``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+
+DEFAULT_MAX_WORKERS_PER_NODE = 256  # Helm schedulerConfig `maxWorkerPerNode` (§5)
+
+
+class Isolation(IntEnum):
+    """`tensor-fusion.ai/isolation` (§1.5); `partitioned` is not simulated."""
+
+    SHARED = 0
+    SOFT = 1
+    HARD = 2
+
+
+class Placement(Enum):
+    """`SchedulingConfigTemplate.spec.placement.mode` (§4, scoring §5.3)."""
+
+    NODE_COMPACT_GPU_LOW_LOAD = "NodeCompactGPULowLoad"
+    COMPACT_FIRST = "CompactFirst"
+    LOW_LOAD_FIRST = "LowLoadFirst"
+
+
+class IsolationPolicy(Enum):
+    """Scheduler-wide isolation policy (§1.5); the Helm default is dynamic."""
+
+    DYNAMIC = "Dynamic"
+    STATIC = "Static"
+
+
+class Phase(Enum):
+    """`GPU.status.phase` (§4); only Running GPUs are schedulable (§5.2 step 3)."""
+
+    PENDING = "Pending"
+    PROVISIONING = "Provisioning"
+    RUNNING = "Running"
+    UNKNOWN = "Unknown"
+    DESTROYING = "Destroying"
+    MIGRATING = "Migrating"
+
+
+class PodKind(Enum):
+    """Who places the pod: the TensorFusion allocator or the native device plugin."""
+
+    TENSOR_FUSION = "tensor-fusion"
+    DEVICE_PLUGIN = "device-plugin"
+
+
+USED_BY_TENSOR_FUSION = "tensor-fusion"  # `GPU.status.usedBy` values (§4)
+USED_BY_DEVICE_PLUGIN = "nvidia-device-plugin"
+
+
+@dataclass(frozen=True, slots=True)
+class GPU:
+    """One `GPU` object. ``pool`` is None for GPUs outside every pool.
+
+    ``used_by`` is the static `status.usedBy`; a non-TensorFusion value keeps the
+    TensorFusion allocator away (§5.2 step 3) but not device-plugin pods.
+    ``external_*`` are requests already committed by allocations outside the
+    simulation (`capacity − available` in a live inventory).
+    """
+
+    name: str
+    node: str
+    pool: str | None
+    model: str
+    vendor: str
+    tflops: int
+    vram: int
+    phase: Phase = Phase.RUNNING
+    used_by: str = USED_BY_TENSOR_FUSION
+    isolation_mode: Isolation | None = None
+    cost: int = 0
+    external_tflops: int = 0
+    external_vram: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A GPU node; RAM and disk feed the pool's VRAM host expansion (§4 oversell)."""
+
+    name: str
+    gpus: tuple[str, ...]
+    cost: int = 0
+    ram: int = 0
+    disk: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A `GPUPool` with the settings the allocator and the reports need.
+
+    ``tflops_oversell`` is a percentage (500 = ×5); None means the pool has no
+    oversubscription config, so virtual capacity = physical (§4).
+    """
+
+    name: str
+    placement: Placement = Placement.NODE_COMPACT_GPU_LOW_LOAD
+    isolation_policy: IsolationPolicy = IsolationPolicy.DYNAMIC
+    tflops_oversell: int | None = None
+    vram_expand_to_host_mem: int = 0
+    vram_expand_to_host_disk: int = 0
+    max_workers_per_node: int = DEFAULT_MAX_WORKERS_PER_NODE
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """Pools, nodes and GPUs, each sorted by name (GPUs by node, then name)."""
+
+    pools: tuple[Pool, ...]
+    nodes: tuple[Node, ...]
+    gpus: tuple[GPU, ...]
+    default_pool: str | None = None
+
+    @staticmethod
+    def build(
+        pools: list[Pool], gpus: list[GPU], nodes: list[Node] | None = None,
+        default_pool: str | None = None,
+    ) -> Inventory:
+        """Sort everything and derive the nodes' GPU lists from ``gpus``."""
+        ordered = sorted(gpus, key=lambda g: (g.node, g.name))
+        extra = {n.name: n for n in nodes or []}
+        by_node: dict[str, list[str]] = {name: [] for name in extra}
+        for gpu in ordered:
+            by_node.setdefault(gpu.node, []).append(gpu.name)
+        built = [
+            Node(name, tuple(names), *_node_extras(extra.get(name)))
+            for name, names in sorted(by_node.items())
+        ]
+        return Inventory(tuple(sorted(pools, key=lambda p: p.name)), tuple(built),
+                         tuple(ordered), default_pool)
+
+
+def _node_extras(node: Node | None) -> tuple[int, int, int]:
+    return (node.cost, node.ram, node.disk) if node else (0, 0, 0)
+
+
+PodKey = tuple[str, str]  # (namespace, name)
+
+
+@dataclass(frozen=True, slots=True)
+class PodRequest:
+    """What one pod asks the allocator for, per GPU (§5.1).
+
+    A TensorFusion pod gives TFLOPS or compute percent (TFLOPS wins, as the
+    webhook clears the percent), VRAM, isolation, count. A device-plugin pod
+    (``kind=DEVICE_PLUGIN``) takes ``count`` whole free GPUs; only the model and
+    vendor filters apply to it. ``pool`` None means the inventory's default pool.
+    """
+
+    name: str
+    namespace: str = "default"
+    workload: str = ""
+    kind: PodKind = PodKind.TENSOR_FUSION
+    pool: str | None = None
+    count: int = 1
+    tflops_request: int = 0
+    tflops_limit: int = 0
+    percent_request: int = 0
+    percent_limit: int = 0
+    vram_request: int = 0
+    vram_limit: int = 0
+    isolation: Isolation = Isolation.SOFT
+    gpu_model: str | None = None
+    vendor: str | None = None
+    qos: str = "medium"
+
+    @property
+    def key(self) -> PodKey:
+        return (self.namespace, self.name)

@@ -1,0 +1,144 @@
+"""The allocator's filters and scores for one node (§5.2–5.4), shared by every allocator.
+
+Both the fast allocator and the oracle decide *per node* with these functions;
+they differ only in how they find the best node.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from tfpolicy.scheduler.ledger import GpuState, Ledger
+from tfpolicy.scheduler.model import (
+    USED_BY_TENSOR_FUSION,
+    Isolation,
+    IsolationPolicy,
+    Phase,
+    Placement,
+    PodKind,
+    PodRequest,
+    Pool,
+)
+from tfpolicy.scheduler.scoring import tflops_for_percent
+
+
+class Reason(IntEnum):
+    """Why a GPU or node is filtered out, in the order of the filter chain (§5.2)."""
+
+    NOT_IN_POOL = 0
+    ISOLATION_CONFLICT = 1
+    NOT_RUNNING = 2
+    USED_BY_DEVICE_PLUGIN = 3
+    NOT_IDLE = 4
+    INSUFFICIENT_TFLOPS = 5
+    INSUFFICIENT_VRAM = 6
+    MODEL_MISMATCH = 7
+    VENDOR_MISMATCH = 8
+    TOO_FEW_GPUS = 9
+    TOO_MANY_WORKERS = 10
+    GPU_BUSY = 11
+
+
+REASON_TEXT: dict[Reason, str] = {
+    Reason.NOT_IN_POOL: "no GPU of the pool",
+    Reason.ISOLATION_CONFLICT: "GPU isolation mode conflict",
+    Reason.NOT_RUNNING: "GPU not running",
+    Reason.USED_BY_DEVICE_PLUGIN: "GPU used by the device plugin",
+    Reason.NOT_IDLE: "no idle GPU for shared isolation",
+    Reason.INSUFFICIENT_TFLOPS: "insufficient TFLOPS",
+    Reason.INSUFFICIENT_VRAM: "insufficient VRAM",
+    Reason.MODEL_MISMATCH: "GPU model mismatch",
+    Reason.VENDOR_MISMATCH: "GPU vendor mismatch",
+    Reason.TOO_FEW_GPUS: "too few matching GPUs on the node",
+    Reason.TOO_MANY_WORKERS: "too many workers on the node",
+    Reason.GPU_BUSY: "insufficient free whole GPUs",
+}
+
+
+def resolve_pool(ledger: Ledger, pod: PodRequest) -> Pool | None:
+    """The pod's pool, or the inventory's default pool (§1.2 `gpupool`)."""
+    name = pod.pool or ledger.inventory.default_pool
+    return ledger.pools.get(name) if name else None
+
+
+def isolation_ok(pool: Pool, state: GpuState, isolation: Isolation) -> bool:
+    """The isolation-policy pre-filter (§5.2 step 2)."""
+    if pool.isolation_policy is IsolationPolicy.STATIC:
+        mode = state.gpu.isolation_mode
+        return isolation is Isolation.SHARED or mode is None or mode is isolation
+    return state.active is None or state.active is isolation
+
+
+def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest) -> Reason | None:
+    """First GPU filter (§5.2 steps 2–4) that drops ``state`` for ``pod``, or None."""
+    gpu = state.gpu
+    if gpu.pool != pool.name:
+        return Reason.NOT_IN_POOL
+    if not isolation_ok(pool, state, pod.isolation):
+        return Reason.ISOLATION_CONFLICT
+    if gpu.phase is not Phase.RUNNING:
+        return Reason.NOT_RUNNING
+    if state.dp_pod is not None or gpu.used_by not in ("", USED_BY_TENSOR_FUSION):
+        return Reason.USED_BY_DEVICE_PLUGIN
+    if pod.isolation is Isolation.SHARED:
+        if not state.idle:
+            return Reason.NOT_IDLE
+    else:
+        tflops = pod.tflops_request or tflops_for_percent(pod.percent_request, gpu.tflops)
+        if state.avail_tflops < tflops:
+            return Reason.INSUFFICIENT_TFLOPS
+        if state.avail_vram < pod.vram_request:
+            return Reason.INSUFFICIENT_VRAM
+    return _identity_reason(state, pod)
+
+
+def dp_reason(state: GpuState, pod: PodRequest) -> Reason | None:
+    """Device-plugin pods: a whole free GPU of the asked model and vendor."""
+    return _identity_reason(state, pod) or (None if state.free_whole else Reason.GPU_BUSY)
+
+
+def _identity_reason(state: GpuState, pod: PodRequest) -> Reason | None:
+    if pod.gpu_model is not None and state.gpu.model != pod.gpu_model:
+        return Reason.MODEL_MISMATCH
+    if pod.vendor is not None and state.gpu.vendor != pod.vendor:
+        return Reason.VENDOR_MISMATCH
+    return None
+
+
+def node_score(ledger: Ledger, node: str, pool: Pool, isolation: Isolation) -> int:
+    """Integer mean of node-level GPU scores over the node's isolation-compatible
+    GPUs of the pool (§5.3: matching GPUs plus compatible non-matching ones)."""
+    used = pool.placement is not Placement.LOW_LOAD_FIRST
+    total = count = 0
+    for state in ledger.node_gpus[node]:
+        if state.gpu.pool == pool.name and isolation_ok(pool, state, isolation):
+            score = state.score_used if used else state.score_avail
+            total += score if state.gpu.phase is Phase.RUNNING else score // 4
+            count += 1
+    return total // count if count else 0
+
+
+def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[str, ...] | None:
+    """The GPUs ``pod`` gets on ``node`` (§5.4), or None when the node is filtered out.
+
+    Valid GPUs sorted by GPU-within-node score (descending), then name.
+    """
+    if ledger.workers(node) >= pool.max_workers_per_node:
+        return None
+    valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod) is None]
+    if len(valid) < pod.count:
+        return None
+    if len(valid) > pod.count:
+        used = pool.placement is Placement.COMPACT_FIRST
+        valid.sort(key=lambda s: (-(s.score_used if used else s.score_avail), s.gpu.name))
+    return tuple(s.gpu.name for s in valid[: pod.count])
+
+
+def pick_whole_gpus(ledger: Ledger, node: str, pod: PodRequest) -> tuple[str, ...] | None:
+    """A device-plugin pod's GPUs on ``node``: the first free ones by name."""
+    free = [s.gpu.name for s in ledger.node_gpus[node] if dp_reason(s, pod) is None]
+    return tuple(free[: pod.count]) if len(free) >= pod.count else None
+
+
+def is_device_plugin(pod: PodRequest) -> bool:
+    return pod.kind is PodKind.DEVICE_PLUGIN
