@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from tfpolicy.admission import keys
@@ -47,8 +48,13 @@ class GpuSpec:
     indices: tuple[int, ...]
 
 
+def amount(text: str) -> Fraction:
+    """The value of a resource string; ``""`` is zero."""
+    return parse_quantity(text) if text else Fraction(0)
+
+
 def is_zero(text: str) -> bool:
-    return not text or parse_quantity(text) == 0
+    return amount(text) == 0
 
 
 def quantity_annotation(annotations: Mapping[str, str], name: str) -> str | None:

@@ -21,8 +21,7 @@ from tfpolicy.admission.native import containers, default_requests, has_gpu_requ
 from tfpolicy.admission.parse import Profile, parse_profile
 from tfpolicy.admission.records import Admission, Decision, Rejection
 from tfpolicy.admission.replicas import over_cap
-from tfpolicy.admission.resources import is_zero
-from tfpolicy.quantity import parse_quantity
+from tfpolicy.admission.resources import amount, is_zero
 
 _ZERO_MESSAGE = (
     "tflops request is not set, please set tensor-fusion.ai/tflops-request or/and "
@@ -136,7 +135,7 @@ def resolve_qos(profile: Profile) -> str:
         return profile.qos
     r = profile.gpu.resources
     pairs = ((r.tflops_request, r.tflops_limit), (r.vram_request, r.vram_limit))
-    if all(not is_zero(req) and parse_quantity(req) == parse_quantity(lim) for req, lim in pairs):
+    if all(not is_zero(req) and amount(req) == amount(lim) for req, lim in pairs):
         return "high"
     return profile.pool.default_qos or "medium"
 
