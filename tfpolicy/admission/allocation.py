@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from tfpolicy.admission import keys
 from tfpolicy.admission.records import AllocationRequest
-from tfpolicy.quantity import milli, parse_quantity, whole
+from tfpolicy.quantity import is_quantity, milli, parse_quantity, whole
 
 _MIB = 2**20
 
@@ -42,16 +42,18 @@ def allocation_request(
     )
 
 
+# A user annotation the webhook ignored as unparsable stays on the pod; the
+# scheduler then reads it as zero (reference §1.2 "silently treated as absent").
 def _milli(text: str | None) -> int:
-    return milli(text) if text else 0
+    return milli(text) if is_quantity(text) and text else 0
 
 
 def _whole(text: str | None) -> int:
-    return whole(text) if text else 0
+    return whole(text) if is_quantity(text) and text else 0
 
 
 def _mib(text: str | None) -> int:
-    if not text:
+    if not text or not is_quantity(text):
         return 0
     value = parse_quantity(text) / _MIB
     return -(-value.numerator // value.denominator)
