@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 
 
@@ -40,7 +40,7 @@ class Finding:
     index: int = 0
     line: int = 0
     column: int = 0
-    tags: tuple[tuple[str, str], ...] = field(default=())
+    tags: tuple[tuple[str, str], ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.file, self.line, self.column, -self.severity, self.rule, self.message)

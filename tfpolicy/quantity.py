@@ -58,7 +58,7 @@ def is_binary(text: str) -> bool:
 
 
 def canonical(text: str) -> str:
-    """The canonical string Kubernetes writes back (``149.7`` → ``149700m``, ``1.5Gi`` → ``1536Mi``)."""
+    """Kubernetes' canonical form: ``149.7`` → ``149700m``, ``1.5Gi`` → ``1536Mi``."""
     value = parse_quantity(text)
     if is_binary(text) and value.denominator == 1 and value >= 1024:
         for suffix, factor in reversed(_BINARY.items()):

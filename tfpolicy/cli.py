@@ -1,0 +1,75 @@
+"""The command line: one group, an explicit command registry, and the one place that
+turns exceptions into exit codes (DESIGN §3)."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Sequence
+
+import click
+
+from tfpolicy import __version__
+from tfpolicy.commands.apply import apply
+from tfpolicy.commands.check import check
+from tfpolicy.commands.fix import fix
+from tfpolicy.commands.validate import validate
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.policy import PolicyInvalid
+from tfpolicy.render import text as render_text
+
+COMMANDS: dict[str, click.Command] = {
+    "apply": apply, "check": check, "fix": fix, "validate": validate,
+}
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tfpolicy")
+@click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
+def cli(traceback: bool) -> None:
+    """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
+
+
+for _name, _command in COMMANDS.items():
+    cli.add_command(_command, _name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = cli.main(args=args, prog_name="tfpolicy", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return ExitCode.INVALID
+    except (KeyboardInterrupt, click.Abort):
+        return ExitCode.INTERRUPTED
+    except PolicyInvalid as exc:
+        sys.stderr.write(render_text(exc.findings))
+        return ExitCode.INVALID
+    except TfpolicyError as exc:
+        return _fail(exc)
+    except BrokenPipeError:
+        return ExitCode.OK
+    except Exception as exc:  # anything else is a bug: one line, traceback on request
+        if "--traceback" in args:
+            traceback.print_exc()
+        print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return ExitCode.INTERNAL
+    return int(result or 0)
+
+
+def _fail(exc: TfpolicyError) -> int:
+    text = str(exc)
+    located = exc.file is not None or exc.line is not None
+    if located:
+        where, _, message = text.partition(": ")
+        print(f"{where}: error: {message}", file=sys.stderr)
+    else:
+        print(f"tfpolicy: error: {text}", file=sys.stderr)
+    return int(exc.exit_code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

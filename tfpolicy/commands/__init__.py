@@ -1,0 +1,1 @@
+"""Command handlers: parse → build → run → exit code. The engine lives elsewhere."""

@@ -1,0 +1,77 @@
+"""``tfpolicy apply``: rewrite manifests; stdout carries the manifest stream only.
+
+The output is spooled to a temporary file and copied to stdout only once
+every document went through, so bad input leaves stdout empty (exit 2)
+while memory stays flat however long the stream is.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+import click
+
+from tfpolicy import yamlio
+from tfpolicy.commands.common import emit_findings, engine_options, resolve
+from tfpolicy.errors import ExitCode
+from tfpolicy.findings import Finding, has_errors
+from tfpolicy.pipeline import transform_documents
+from tfpolicy.sources import STDIN, manifest_files
+
+_OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
+
+
+@click.command()
+@engine_options
+@click.argument("paths", nargs=-1, type=click.Path())
+def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
+          paths: tuple[str, ...]) -> int:
+    """Rewrite manifests from files, folders or stdin (-) to stdout."""
+    run = resolve(policies, namespace, fmt, explain)
+    findings: list[Finding] = []
+    with tempfile.TemporaryFile() as spool:
+        ended = True
+        for index, file in enumerate(manifest_files(paths)):
+            with _lines(file) as lines:
+                docs = yamlio.iter_documents(lines)
+                for n, outcome in enumerate(transform_documents(docs, run.policies,
+                                                                _shown(file), run.options)):
+                    text = outcome.text
+                    if n == 0 and index > 0 and text:
+                        text = _separated(text, ended)
+                    spool.write(text.encode("utf-8"))
+                    ended = text.endswith("\n") if text else ended
+                    findings.extend(outcome.findings)
+        emit_findings(findings, run.fmt, err=True)
+        spool.seek(0)
+        shutil.copyfileobj(spool, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
+
+
+def _separated(text: str, ended: bool) -> str:
+    """A later file's first document, made to start a new document in the joined stream."""
+    head = "" if ended else "\n"
+    return head + (text if _OPENS_DOCUMENT.match(text) else "---\n" + text)
+
+
+def _shown(file: str) -> str:
+    return "<stdin>" if file == STDIN else file
+
+
+@contextmanager
+def _lines(file: str) -> Iterator[Iterator[str]]:
+    if file == STDIN:
+        yield yamlio.decode_lines(sys.stdin.buffer, "<stdin>")
+        return
+    handle: BinaryIO = open(file, "rb")  # noqa: SIM115 - closed below
+    try:
+        yield yamlio.decode_lines(handle, file)
+    finally:
+        handle.close()

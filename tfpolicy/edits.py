@@ -1,0 +1,89 @@
+"""Edits: the one description of a change (STYLE §2: transforms propose, one function applies).
+
+A stage computes a target; :func:`diff` turns the difference into set/remove
+edits at paths. The same edits are the change report, the dry run, and what
+the YAML layer splices into the original text.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+PathItem = str | int
+Path = tuple[PathItem, ...]
+
+
+class Op(Enum):
+    SET = "set"
+    REMOVE = "remove"
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    op: Op
+    path: Path
+    value: Any = None
+
+    def describe(self) -> str:
+        where = format_path(self.path)
+        return f"remove {where}" if self.op is Op.REMOVE else f"set {where}"
+
+
+def format_path(path: Path) -> str:
+    """``spec.template.spec.containers[0].resources`` (the KRM result field path form)."""
+    out = ""
+    for item in path:
+        if isinstance(item, int):
+            out += f"[{item}]"
+        elif "." in item or "/" in item:
+            out += f"[{item}]" if out else item
+        else:
+            out += f".{item}" if out else item
+    return out
+
+
+def diff(current: Any, target: Any, path: Path = ()) -> list[Edit]:
+    """Edits that turn ``current`` into ``target``: mappings by key, lists by position."""
+    return list(_diff(current, target, path))
+
+
+def _diff(current: Any, target: Any, path: Path) -> Iterator[Edit]:
+    if isinstance(current, dict) and isinstance(target, dict):
+        for key in current:
+            if key not in target:
+                yield Edit(Op.REMOVE, (*path, key))
+        for key, value in target.items():
+            if key not in current:
+                yield Edit(Op.SET, (*path, key), value)
+            else:
+                yield from _diff(current[key], value, (*path, key))
+    elif isinstance(current, list) and isinstance(target, list) and len(current) == len(target):
+        for index, (old, new) in enumerate(zip(current, target, strict=True)):
+            yield from _diff(old, new, (*path, index))
+    elif current != target or type(current) is not type(target):
+        yield Edit(Op.SET, path, target)
+
+
+def get_path(data: Any, path: Path) -> Any:
+    for item in path:
+        data = data[item]
+    return data
+
+
+def apply_edits(data: Any, edits: list[Edit]) -> Any:
+    """A new value with ``edits`` applied (the data-level twin of the text splice)."""
+    result = copy.deepcopy(data)
+    for edit in edits:
+        if not edit.path:
+            result = copy.deepcopy(edit.value)
+            continue
+        parent = get_path(result, edit.path[:-1])
+        if edit.op is Op.REMOVE:
+            del parent[edit.path[-1]]
+        else:
+            parent[edit.path[-1]] = copy.deepcopy(edit.value)
+    return result

@@ -1,0 +1,184 @@
+"""The engine: one document's data and the policies in, edits and findings out (pure).
+
+For each pod template: is it a GPU workload, has it opted out, which policy
+owns it; then undo what tfpolicy wrote before, compute the stage's target
+from that original, and diff. So ``apply(apply(x)) == apply(x)`` and
+``rollback(stage(x)) == x`` by construction (DESIGN §1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tfpolicy.edits import Edit, Path, diff, format_path
+from tfpolicy.findings import Finding, ResourceRef, Severity
+from tfpolicy.gpu import GpuResources
+from tfpolicy.match import Subject, explain, misses
+from tfpolicy.policy import Policy
+from tfpolicy.stages import STAGES
+from tfpolicy.stages.common import (
+    ENABLED,
+    OWN,
+    Note,
+    StageContext,
+    is_gpu_workload,
+    labels_of,
+    undo,
+)
+from tfpolicy.workloads import Registry, replicas_of
+
+Locate = Callable[[Path], tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class PolicySet:
+    policies: tuple[Policy, ...]
+    gpus: GpuResources
+    registry: Registry
+
+    @classmethod
+    def of(cls, policies: list[Policy]) -> PolicySet:
+        extra = tuple(r for p in policies for r in p.gpu_resources)
+        kinds = tuple(k for p in policies for k in p.template_kinds)
+        return cls(tuple(policies), GpuResources(extra), Registry(kinds))
+
+    def markers(self) -> tuple[str, ...]:
+        """A document containing none of these cannot be a GPU workload."""
+        return (*self.gpus.markers(), OWN)
+
+
+@dataclass(frozen=True, slots=True)
+class DocContext:
+    file: str
+    index: int
+    locate: Locate
+    namespace: str = "default"
+    explain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The edits of one pod template, with where and why."""
+
+    resource: ResourceRef
+    file: str
+    template: Path
+    policy: str
+    edits: tuple[Edit, ...]
+    line: int
+    column: int
+
+
+@dataclass(frozen=True, slots=True)
+class DocResult:
+    edits: list[Edit]
+    changes: list[Change]
+    findings: list[Finding]
+
+
+def plan_document(data: Any, policies: PolicySet, ctx: DocContext) -> DocResult:
+    result = DocResult([], [], [])
+    for base, obj in _objects(data):
+        for template in policies.registry.templates(obj):
+            _plan_template(obj, base, template, policies, ctx, result)
+    return result
+
+
+def _objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """The document itself, or each item of a ``kind: List``."""
+    if not isinstance(data, Mapping):
+        return
+    if data.get("kind") == "List" and isinstance(data.get("items"), list):
+        for index, item in enumerate(data["items"]):
+            if isinstance(item, Mapping):
+                yield ("items", index), item
+    else:
+        yield (), data
+
+
+def _plan_template(obj: Mapping[str, Any], base: Path, path: Path, policies: PolicySet,
+                   ctx: DocContext, out: DocResult) -> None:
+    template = _get(obj, path)
+    if not is_gpu_workload(template, policies.gpus):
+        return
+    report = _Reporter(obj, base + path, ctx, out)
+    subject = _subject(obj, template, ctx.namespace)
+    if labels_of(template).get(ENABLED) == "false":
+        report(Note(Severity.INFO, "opt-out", f"opted out with {ENABLED}=false"), "")
+        return
+    owner = _owner(policies.policies, subject, report, ctx.explain)
+    if owner is None:
+        return
+    original, notes = undo(template)
+    target = None
+    if original is not None:
+        settings = owner.settings_for(lambda m: not misses(m, subject))
+        stage_ctx = StageContext(subject.kind, replicas_of(obj, path), policies.gpus)
+        target, stage_notes = STAGES[owner.stage](original, settings, stage_ctx)
+        notes += stage_notes
+    for note in notes:
+        report(note, owner.name)
+    if target is None or any(n.severity is Severity.ERROR for n in notes):
+        return
+    edits = diff(template, target, base + path)
+    if edits:
+        line, column = ctx.locate(base + path)
+        out.edits.extend(edits)
+        out.changes.append(Change(report.ref, ctx.file, base + path, owner.name, tuple(edits),
+                                  line, column))
+
+
+def _owner(policies: tuple[Policy, ...], subject: Subject, report: _Reporter,
+           verbose: bool) -> Policy | None:
+    owner = None
+    for policy in policies:
+        reasons = explain(policy, subject)
+        if not reasons and owner is None:
+            owner = policy
+        elif not reasons and owner is not None:
+            message = f"also selected by policy {policy.name!r}, shadowed by {owner.name!r}"
+            report(Note(Severity.INFO, "shadowed", message), policy.name)
+        elif verbose:
+            message = f"not selected by policy {policy.name!r}: {'; '.join(reasons)}"
+            report(Note(Severity.INFO, "not-selected", message), policy.name)
+    return owner
+
+
+def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    workload_labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    return Subject(
+        kind=str(obj.get("kind", "")), name=str(meta.get("name", "")),
+        namespace=str(meta.get("namespace") or namespace),
+        labels=workload_labels or {}, pod_labels=labels_of(template),
+    )
+
+
+class _Reporter:
+    """Turns a stage's notes into located findings for one pod template."""
+
+    def __init__(self, obj: Mapping[str, Any], path: Path, ctx: DocContext,
+                 out: DocResult) -> None:
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+        assert isinstance(meta, Mapping)
+        self.ref = ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
+                               str(meta.get("name", "")), str(meta.get("namespace") or ""))
+        self.path, self.ctx, self.out = path, ctx, out
+
+    def __call__(self, note: Note, policy: str) -> None:
+        where = self.path + note.path
+        line, column = self.ctx.locate(where)
+        self.out.findings.append(Finding(
+            note.severity, note.message, note.rule, policy=policy, resource=self.ref,
+            field=format_path(where), file=self.ctx.file, index=self.ctx.index,
+            line=line + 1, column=column + 1,
+        ))
+
+
+def _get(node: Any, path: Path) -> Any:
+    for item in path:
+        node = node[item]
+    return node

@@ -1,0 +1,117 @@
+"""One file's text through the engine: ``str`` in, ``str`` out, untouched documents byte-identical.
+
+Only documents that mention a GPU resource name (or tfpolicy's own record)
+are parsed; the rest are kept as their original text. Those are still
+checked cheaply for the two input mistakes that would otherwise slip
+through: a document that is not a mapping, and unrendered Helm templates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from tfpolicy import yamlio
+from tfpolicy.engine import Change, DocContext, Locate, PolicySet, plan_document
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import Finding
+
+# Where a document's content starts: a mapping key, or something else worth a real parse.
+_FIRST_CONTENT = re.compile(r"^(?!#|%|---|\.\.\.)[^\s#].*$", re.MULTILINE)
+_MAPPING_START = re.compile(
+    r"^(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:\s|$)"
+)
+_TEMPLATE = re.compile(r"(?:^\s*|:\s+|-\s+)\{\{", re.MULTILINE)
+MAX_DOCUMENT_CHARS = 16 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    namespace: str = "default"
+    explain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DocOutcome:
+    text: str
+    changed: bool
+    changes: list[Change]
+    findings: list[Finding]
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    text: str
+    changed: bool
+    changes: list[Change]
+    findings: list[Finding]
+
+
+def transform(text: str, policies: PolicySet, file: str, options: Options) -> FileResult:
+    """Apply ``policies`` to every document of one file's text."""
+    outcomes = list(transform_documents(yamlio.split_documents(text), policies, file, options))
+    new_text = "".join(o.text for o in outcomes)
+    changes = [c for o in outcomes for c in o.changes]
+    findings = [f for o in outcomes for f in o.findings]
+    return FileResult(new_text, new_text != text, changes, findings)
+
+
+def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file: str,
+                        options: Options) -> Iterator[DocOutcome]:
+    """Each document's outcome, in order; a stream is processed one document at a time."""
+    markers = policies.markers()
+    index = 0
+    for raw in docs:
+        _check_size(raw, file)
+        if not any(marker in raw.text for marker in markers) and not _suspicious(raw.text):
+            yield DocOutcome(raw.text, False, [], [])
+            index += _has_content(raw.text)
+            continue
+        parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
+        if parsed.node is None:
+            yield DocOutcome(raw.text, False, [], [])
+            continue
+        _require_mapping(parsed, raw, file)
+        ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
+                         options.explain)
+        result = plan_document(parsed.data, policies, ctx)
+        text = yamlio.rewrite_document(raw, parsed, result.edits)
+        yield DocOutcome(text, text != raw.text, result.changes, result.findings)
+        index += 1
+
+
+def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
+    def locate(path: tuple[str | int, ...]) -> tuple[int, int]:
+        line, column = yamlio.locate(parsed.node, path)
+        return offset + line, column
+
+    return locate
+
+
+def _has_content(text: str) -> int:
+    return 1 if _FIRST_CONTENT.search(text) else 0
+
+
+def _suspicious(text: str) -> bool:
+    """Not obviously a mapping, or template syntax in a value: worth a real parse."""
+    first = _FIRST_CONTENT.search(text)
+    if first is None:
+        return False
+    return not _MAPPING_START.match(first.group(0)) or _TEMPLATE.search(text) is not None
+
+
+def _require_mapping(parsed: yamlio.Parsed, raw: yamlio.RawDoc, file: str) -> None:
+    if not yamlio.is_mapping_node(parsed.node):
+        assert parsed.node is not None
+        line = raw.line + parsed.node.start_mark.line + 1
+        kind = type(parsed.data).__name__
+        raise TfpolicyError(f"a manifest must be a mapping, not a {kind}", file=file, line=line)
+
+
+def _check_size(raw: yamlio.RawDoc, file: str) -> None:
+    if len(raw.text) > MAX_DOCUMENT_CHARS:
+        raise TfpolicyError(
+            f"document is larger than {MAX_DOCUMENT_CHARS >> 20} MiB; a Kubernetes object "
+            "cannot be (etcd keeps objects under 1.5 MiB)", file=file, line=raw.line + 1,
+        )

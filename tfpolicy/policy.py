@@ -1,0 +1,218 @@
+"""Migration policies as frozen records, built from schema-valid data (DESIGN §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import Finding, Severity
+from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.schema import validate
+from tfpolicy.selectors import Selector
+from tfpolicy.workloads import TemplateKind, parse_template_path
+
+Locator = Callable[[tuple[str | int, ...]], tuple[int, int]]
+
+
+class Stage(Enum):
+    TAKEOVER = "takeover"
+    RIGHTSIZE = "rightsize"
+    ROLLBACK = "rollback"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    kinds: tuple[str, ...] | None = None
+    namespaces: tuple[str, ...] | None = None
+    names: tuple[str, ...] | None = None
+    selector: Selector | None = None
+    pod_selector: Selector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    request: str
+    limit: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resources:
+    tflops: Pair | None = None
+    compute_percent: Pair | None = None
+    vram: Pair | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a stage writes; ``None`` = not set by this policy."""
+
+    enabled_replicas: int | str | None = None
+    pool: str | None = None
+    qos: str | None = None
+    gpu_model: str | None = None
+    isolation: str | None = None
+    resources: Resources | None = None
+    autoscale: str | None = None  # None = off, "" = default target, else the target
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    match: Match
+    settings: Settings
+    fields: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    name: str
+    stage: Stage
+    match: Match
+    exclude: Match | None
+    settings: Settings
+    overrides: tuple[Override, ...] = ()
+    template_kinds: tuple[TemplateKind, ...] = ()
+    gpu_resources: tuple[str, ...] = ()
+    file: str = ""
+    line: int = 0
+    column: int = 0
+    index: int = field(default=0, compare=False)
+
+    def settings_for(self, matches: Callable[[Match], bool]) -> Settings:
+        """The policy's settings with the first matching per-workload override applied."""
+        for override in self.overrides:
+            if matches(override.match):
+                values = {f: getattr(override.settings, f) for f in override.fields}
+                return replace(self.settings, **values)
+        return self.settings
+
+
+class PolicyInvalid(TfpolicyError):
+    """A policy file failed its schema; every violation is a finding."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        first = findings[0]
+        super().__init__(first.message, file=first.file, line=first.line, column=first.column)
+        self.findings = findings
+
+
+def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
+    """Schema violations and bad quantities of one policy document, as error findings."""
+    found = []
+    for violation in validate(data, "policy"):
+        line, col = locate(violation.path)
+        message = f"{violation.message} ({violation.json_path})"
+        found.append(_error(message, file, line, col, _name_of(data)))
+    if not found:
+        found.extend(_quantity_errors(data, file, locate))
+    return found
+
+
+def _error(message: str, file: str, line: int, col: int, policy: str) -> Finding:
+    return Finding(Severity.ERROR, message, "policy-schema", policy=policy, file=file,
+                   line=line + 1, column=col + 1)
+
+
+def _name_of(data: Any) -> str:
+    meta = data.get("metadata") if isinstance(data, Mapping) else None
+    return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+
+
+def _quantity_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
+    found = []
+    spec = data["spec"]
+    blocks: list[tuple[tuple[str | int, ...], Any]] = [
+        (("spec", "resources"), spec.get("resources"))
+    ]
+    blocks += [(("spec", "workloads", i, "resources"), w.get("resources"))
+               for i, w in enumerate(spec.get("workloads", []))]
+    for path, block in blocks:
+        for kind, pair in (block or {}).items():
+            for end, value in pair.items():
+                problem = _quantity_problem(kind, value)
+                if problem:
+                    line, col = locate((*path, kind, end))
+                    found.append(_error(problem, file, line, col, _name_of(data)))
+    return found
+
+
+def _quantity_problem(kind: str, value: Any) -> str | None:
+    try:
+        amount = parse_quantity(value)
+    except QuantityError:
+        return f"{value!r} is not a Kubernetes quantity"
+    if kind == "computePercent" and not 0 < amount <= 100:
+        return f"computePercent {value!r} must be above 0 and at most 100"
+    if amount <= 0:
+        return f"{kind} {value!r} must be above 0"
+    return None
+
+
+def build_policy(data: Mapping[str, Any], file: str, line: int, column: int) -> Policy:
+    """A Policy record from a schema-valid document."""
+    spec = data["spec"]
+    kinds = tuple(_template_kind(t) for t in spec.get("podTemplates", []))
+    overrides = tuple(
+        Override(_match(w["match"]), _settings(w), frozenset(_FIELDS[k] for k in w if k in _FIELDS))
+        for w in spec.get("workloads", [])
+    )
+    return Policy(
+        name=data["metadata"]["name"], stage=Stage(spec["stage"]),
+        match=_match(spec.get("match", {})),
+        exclude=_match(spec["exclude"]) if "exclude" in spec else None,
+        settings=_settings(spec), overrides=overrides, template_kinds=kinds,
+        gpu_resources=tuple(spec.get("gpuResources", [])), file=file, line=line, column=column,
+    )
+
+
+_FIELDS = {"enabledReplicas": "enabled_replicas", "pool": "pool", "qos": "qos",
+           "gpuModel": "gpu_model", "isolation": "isolation", "resources": "resources",
+           "autoscale": "autoscale"}
+
+
+def _settings(raw: Mapping[str, Any]) -> Settings:
+    return Settings(
+        enabled_replicas=raw.get("enabledReplicas"), pool=raw.get("pool"), qos=raw.get("qos"),
+        gpu_model=raw.get("gpuModel"), isolation=raw.get("isolation"),
+        resources=_resources(raw["resources"]) if "resources" in raw else None,
+        autoscale=_autoscale(raw.get("autoscale")),
+    )
+
+
+def _resources(raw: Mapping[str, Any]) -> Resources:
+    def pair(name: str) -> Pair | None:
+        entry = raw.get(name)
+        if entry is None:
+            return None
+        limit = str(entry.get("limit", entry.get("request")))
+        return Pair(str(entry.get("request", limit)), limit)
+
+    return Resources(pair("tflops"), pair("computePercent"), pair("vram"))
+
+
+def _autoscale(raw: Any) -> str | None:
+    """``None`` = off; ``""`` = on with the webhook's default target; else the target."""
+    if raw is True:
+        return ""
+    if isinstance(raw, Mapping):
+        return str(raw.get("target", ""))
+    return None
+
+
+def _match(raw: Mapping[str, Any]) -> Match:
+    def names(key: str) -> tuple[str, ...] | None:
+        return tuple(raw[key]) if key in raw else None
+
+    def selector(key: str) -> Selector | None:
+        return Selector.parse(raw[key]) if key in raw else None
+
+    return Match(names("kinds"), names("namespaces"), names("names"),
+                 selector("selector"), selector("podSelector"))
+
+
+def _template_kind(raw: Mapping[str, Any]) -> TemplateKind:
+    group = raw["apiVersion"].rpartition("/")[0]
+    paths = tuple(parse_template_path(p) for p in raw["paths"])
+    return TemplateKind(group, raw["kind"], paths)

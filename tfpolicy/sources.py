@@ -1,0 +1,110 @@
+"""Reading at the edge: manifest files and folders, policies (by path or built-in name).
+
+Nothing here writes; writing lives in ``tfpolicy.output``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+from tfpolicy import yamlio
+from tfpolicy.engine import PolicySet
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import Finding
+from tfpolicy.policy import Policy, PolicyInvalid, build_policy, check_policy
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+MAX_FILE_BYTES = 1 << 30
+STDIN = "-"
+
+
+def read_text(path: str) -> str:
+    """A file's (or stdin's) text, strictly UTF-8 and within the size limit."""
+    if path == STDIN:
+        return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), "<stdin>")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
+    return yamlio.decode(_limited(data, path), path)
+
+
+def _limited(data: bytes, path: str) -> bytes:
+    if len(data) > MAX_FILE_BYTES:
+        raise TfpolicyError(f"larger than {MAX_FILE_BYTES >> 20} MiB", file=path)
+    return data
+
+
+def manifest_files(paths: tuple[str, ...]) -> Iterator[str]:
+    """Files to read, in order: folders walked sorted for YAML/JSON, ``-`` for stdin."""
+    for path in paths or (STDIN,):
+        if path == STDIN or not Path(path).is_dir():
+            if path != STDIN and not Path(path).exists():
+                raise TfpolicyError("no such file or directory", file=path)
+            yield path
+            continue
+        for child in sorted(Path(path).rglob("*")):
+            hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
+            if child.suffix in MANIFEST_SUFFIXES and child.is_file() and not hidden:
+                yield str(child)
+
+
+def builtin_policies() -> list[str]:
+    folder = resources.files("tfpolicy").joinpath("policies")
+    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir()
+                  if p.name.endswith(".yaml"))
+
+
+def _policy_source(ref: str, base: Path) -> tuple[str, str]:
+    """(display name, text) of a policy given by path or built-in name."""
+    candidate = Path(ref) if Path(ref).is_absolute() else base / ref
+    if candidate.exists() or "/" in ref or ref.endswith((".yaml", ".yml")):
+        shown = ref if Path(ref).is_absolute() or base == Path(".") else str(candidate)
+        return shown, read_text(str(candidate))
+    if ref in builtin_policies():
+        text = resources.files("tfpolicy").joinpath("policies", f"{ref}.yaml").read_text()
+        return f"builtin:{ref}", text
+    raise TfpolicyError(
+        f"no policy file or built-in policy named {ref!r} "
+        f"(built-in: {', '.join(builtin_policies())})"
+    )
+
+
+def check_policy_files(
+    refs: list[str], base: Path = Path(".")
+) -> tuple[list[Policy], list[Finding]]:
+    """Policies from files or built-in names, and every schema violation found on the way."""
+    policies: list[Policy] = []
+    findings: list[Finding] = []
+    for ref in refs:
+        file, text = _policy_source(ref, base)
+        for raw in yamlio.split_documents(text):
+            parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
+            if parsed.node is None:
+                continue
+            def locate(path: tuple[str | int, ...], node: object = parsed.node,
+                       offset: int = raw.line) -> tuple[int, int]:
+                line, column = yamlio.locate(node, path)  # type: ignore[arg-type]
+                return offset + line, column
+            problems = check_policy(parsed.data, file, locate)
+            findings.extend(problems)
+            if not problems:
+                line, column = locate(())
+                policies.append(build_policy(parsed.data, file, line + 1, column + 1))
+    return policies, findings
+
+
+def load_policy_set(refs: list[str], base: Path = Path(".")) -> PolicySet:
+    """The policies to run; any schema violation stops everything (exit 2)."""
+    if not refs:
+        raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml")
+    policies, findings = check_policy_files(refs, base)
+    if findings:
+        raise PolicyInvalid(findings)
+    if not policies:
+        raise TfpolicyError(f"no MigrationPolicy documents in {', '.join(refs)}")
+    return PolicySet.of(policies)

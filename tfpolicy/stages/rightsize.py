@@ -1,0 +1,139 @@
+"""Stage ``rightsize``: shrink to the real share (guide step 5), optionally autoscaled (5b).
+
+Facts (reference/tensor-fusion.md): the webhook defaults ``gpu-count`` to 1
+once no native limit is left (§2.2), so the summed count is written; a
+multi-container pod needs ``inject-container`` or is rejected (§2.1 k);
+``shared`` would ignore TFLOPS/VRAM (§9.2), so it is never written here;
+vendors without a soft limiter reject soft isolation (§1.5).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from tfpolicy.findings import Severity
+from tfpolicy.gpu import MIG_PREFIX, vendor_of
+from tfpolicy.policy import Resources, Settings
+from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.stages.common import (
+    ENABLED,
+    RECORD,
+    SECTIONS,
+    TF,
+    Note,
+    StageContext,
+    Usage,
+    containers,
+    encode_record,
+    gpu_usage,
+)
+from tfpolicy.stages.shared import enabled_replicas, placement_annotations
+
+NO_SOFT_LIMITER = frozenset({"AMD", "Hygon", "MetaX"})
+
+
+def target(
+    original: dict[str, Any], settings: Settings, ctx: StageContext
+) -> tuple[dict[str, Any] | None, list[Note]]:
+    usage = gpu_usage(original, ctx.gpus)
+    count, notes = _gpu_count(usage, original)
+    if count is None:
+        return None, notes
+    result = copy.deepcopy(original)
+    _strip_gpus(result, usage)
+    cap, cap_notes = enabled_replicas(settings, ctx)
+    vendor, vendor_notes = _vendor(usage, settings)
+    annotations = {
+        **_shares(settings.resources), TF + "gpu-count": str(count),
+        **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
+        **vendor, **cap, **_autoscale(settings), RECORD: encode_record(usage),
+    }
+    meta = result.setdefault("metadata", {})
+    meta.setdefault("labels", {})[ENABLED] = "true"
+    meta.setdefault("annotations", {}).update(annotations)
+    return result, notes + cap_notes + vendor_notes
+
+
+def _gpu_count(usage: Usage, template: dict[str, Any]) -> tuple[int | None, list[Note]]:
+    """GPUs summed over containers (a limit, else the request); whole numbers only."""
+    index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
+    total, notes = 0, []
+    for name, sections in usage.items():
+        section = "limits" if sections.get("limits") else "requests"
+        for resource, value in sections.get(section, {}).items():
+            path = ("spec", "containers", index[name], "resources", section, resource)
+            try:
+                amount = parse_quantity(value)
+            except QuantityError:
+                amount = None
+            if amount is None or amount.denominator != 1 or amount < 0:
+                message = f"{resource}: {value!r} in container {name!r} is not a whole GPU count"
+                return None, [Note(Severity.ERROR, "invalid-quantity", message, path)]
+            total += int(amount)
+            if resource.startswith(MIG_PREFIX):
+                message = f"{resource} in container {name!r} counts as one whole GPU"
+                notes.append(Note(Severity.WARNING, "mig-whole-gpu", message, path))
+    if not 1 <= total <= 128:
+        message = f"tensor-fusion.ai/gpu-count would be {total}; the webhook accepts 1 to 128"
+        return None, [Note(Severity.ERROR, "gpu-count-range", message)]
+    return total, notes
+
+
+def _strip_gpus(template: dict[str, Any], usage: Usage) -> None:
+    """Remove GPU resources from GPU containers; an emptied map goes too."""
+    for container in containers(template):
+        sections = usage.get(str(container.get("name", "")))
+        if not sections:
+            continue
+        resources = container["resources"]
+        for section in SECTIONS:
+            for resource in sections.get(section, {}):
+                del resources[section][resource]
+            if section in resources and not resources[section]:
+                del resources[section]
+        if not resources:
+            del container["resources"]
+
+
+def _shares(resources: Resources | None) -> dict[str, str]:
+    if resources is None:
+        return {}
+    out: dict[str, str] = {}
+    for prefix, pair in (("tflops", resources.tflops),
+                         ("compute-percent", resources.compute_percent),
+                         ("vram", resources.vram)):
+        if pair is not None:
+            out[f"{TF}{prefix}-request"] = pair.request
+            out[f"{TF}{prefix}-limit"] = pair.limit
+    return out
+
+
+def _inject(template: dict[str, Any], usage: Usage) -> dict[str, str]:
+    if len(containers(template)) <= 1:
+        return {}
+    return {TF + "inject-container": ",".join(usage)}
+
+
+def _isolation(settings: Settings) -> dict[str, str]:
+    return {TF + "isolation": settings.isolation} if settings.isolation else {}
+
+
+def _vendor(usage: Usage, settings: Settings) -> tuple[dict[str, str], list[Note]]:
+    """Keep non-NVIDIA pods on their vendor once the native resource that implied it is gone."""
+    vendors = {vendor_of(r) for s in usage.values() for e in s.values() for r in e}
+    if len(vendors) != 1 or vendors == {"NVIDIA"} or vendors == {""}:
+        return {}, []
+    vendor = vendors.pop()
+    notes = []
+    if vendor in NO_SOFT_LIMITER and settings.isolation in (None, "soft"):
+        message = f"{vendor} GPUs have no soft limiter: the webhook rejects soft isolation"
+        notes.append(Note(Severity.ERROR, "no-soft-limiter", message))
+    return {TF + "vendor": vendor}, notes
+
+
+def _autoscale(settings: Settings) -> dict[str, str]:
+    if settings.autoscale is None:
+        return {}
+    target_resource = {TF + "autoscale-target": settings.autoscale} if settings.autoscale else {}
+    return {TF + "autoscale": "true", **target_resource}

@@ -1,0 +1,65 @@
+"""Annotations every enabling stage writes from the policy: pool, QoS, model, enabled-replicas.
+
+enabled-replicas facts (reference/tensor-fusion.md §2.3, §9.3): the webhook
+counts taken-over pods per direct owner under the pod's ``pod-template-hash``
+label, which only Deployment-made ReplicaSets stamp; a pod with no owner is
+rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tfpolicy.findings import Severity
+from tfpolicy.policy import Settings
+from tfpolicy.stages.common import TF, Note, StageContext
+
+ENABLED_REPLICAS = TF + "enabled-replicas"
+# Kinds whose pods carry pod-template-hash, so the cap is enforced.
+_COUNTED_KINDS = frozenset({"Deployment"})
+_PATH = ("metadata", "annotations", ENABLED_REPLICAS)
+
+
+def placement_annotations(settings: Settings) -> dict[str, str]:
+    pairs = ((TF + "gpupool", settings.pool), (TF + "qos", settings.qos),
+             (TF + "gpu-model", settings.gpu_model))
+    return {key: value for key, value in pairs if value is not None}
+
+
+def enabled_replicas(settings: Settings, ctx: StageContext) -> tuple[dict[str, str], list[Note]]:
+    """The enabled-replicas annotation (absent for "all") and what to say about it."""
+    wanted = settings.enabled_replicas
+    if wanted is None:
+        return {}, []
+    count = _count(wanted, ctx.replicas)
+    if count is None:
+        return {}, []
+    notes = _enforcement(ctx.kind)
+    if isinstance(wanted, str) and ctx.replicas is None:
+        message = f"{ctx.kind} replicas are decided by the cluster; {wanted} is taken of 1"
+        notes.append(Note(Severity.WARNING, "enabled-replicas-percent", message, _PATH))
+    return {ENABLED_REPLICAS: str(count)}, notes
+
+
+def _count(wanted: Any, replicas: int | None) -> int | None:
+    """The cap, or ``None`` when it covers every replica (100 % or more)."""
+    if isinstance(wanted, int):
+        return wanted
+    percent = int(str(wanted).rstrip("%"))
+    if percent >= 100:
+        return None
+    return max(1, math.ceil((replicas if replicas is not None else 1) * percent / 100))
+
+
+def _enforcement(kind: str) -> list[Note]:
+    if kind in _COUNTED_KINDS:
+        return []
+    if kind == "Pod":
+        message = ("the webhook rejects a pod with enabled-replicas and no controller "
+                   "(reference §2.3)")
+        return [Note(Severity.ERROR, "enabled-replicas-bare-pod", message, _PATH)]
+    label = "rollouts-pod-template-hash" if kind == "Rollout" else "no pod-template-hash"
+    message = (f"enabled-replicas is written but not enforced on a {kind}: its pods carry "
+               f"{label}, and the webhook counts per pod-template-hash")
+    return [Note(Severity.WARNING, "enabled-replicas-not-enforced", message, _PATH)]

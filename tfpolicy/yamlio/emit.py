@@ -1,0 +1,70 @@
+"""Writing new YAML text: scalars quoted only where YAML 1.1 or 1.2 would misread them.
+
+Kubernetes decodes manifests with a YAML 1.1 library, so ``true``, ``on``,
+``1`` or ``0x1`` written plain would stop being strings (kustomize's
+kyaml guards the same way).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+
+_RESOLVER = yaml.resolver.Resolver()
+_PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./ \-+=~@()]*$")
+# What YAML 1.2 and Go's YAML decoders read as numbers beyond YAML 1.1's patterns.
+_NUMBER_LIKE = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+)$"
+)
+
+
+def scalar(value: object) -> str:
+    """The YAML text of a scalar value, plain where that reads back identically."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    text = str(value)
+    if _is_plain_safe(text):
+        return text
+    if text.isprintable() and "\\" not in text:
+        if '"' not in text:
+            return f'"{text}"'
+        if "'" not in text:
+            return f"'{text}'"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _is_plain_safe(text: str) -> bool:
+    if not _PLAIN_SAFE.match(text) or text.endswith(" ") or " #" in text:
+        return False
+    if _NUMBER_LIKE.match(text):
+        return False
+    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+    return bool(tag == "tag:yaml.org,2002:str")
+
+
+def block(key: object, value: Any, indent: int, step: int, newline: str) -> str:
+    """``key: value`` as block YAML lines at ``indent`` (nested mappings ``step`` deeper)."""
+    pad = " " * indent
+    if isinstance(value, Mapping):
+        if not value:
+            return f"{pad}{scalar(key)}: {{}}{newline}"
+        inner = "".join(block(k, v, indent + step, step, newline) for k, v in value.items())
+        return f"{pad}{scalar(key)}:{newline}{inner}"
+    return f"{pad}{scalar(key)}: {scalar(value)}{newline}"
+
+
+def dump_documents(docs: list[Any]) -> str:
+    """New documents (admission output, reports) as a block-style YAML stream."""
+    return yaml.dump_all(
+        docs, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False,
+        allow_unicode=True, explicit_start=True, width=1 << 16,
+    )

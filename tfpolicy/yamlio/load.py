@@ -1,0 +1,148 @@
+"""Parse one document with libyaml (PyYAML's C loader), keeping the node tree.
+
+The node tree carries the positions that let edits be spliced into the
+original text; the constructed data is plain dicts, lists and scalars for
+the pure core. Duplicate keys and alias bombs are errors, as they are for
+the Kubernetes API server's strict decoder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from tfpolicy.errors import TfpolicyError
+
+MAX_ALIAS_NODES = 100_000  # expanded nodes allowed once a document uses aliases
+_MAP = "tag:yaml.org,2002:map"
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A document's data and node tree (``None`` for an empty document)."""
+
+    data: Any
+    node: yaml.Node | None
+
+
+class _Loader(yaml.CSafeLoader):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, list | dict):
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a scalar", key_node.start_mark
+                )
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+# Timestamps stay strings: Kubernetes objects never hold YAML timestamps.
+_Loader.add_constructor(
+    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str  # type: ignore[type-var]
+)
+
+
+def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
+    """Parse one document; any failure becomes a one-line error at ``file:line:col``."""
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is not None and "*" in text:
+            _check_alias_expansion(node)
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        raise _located(exc, file, line, text) from None
+    except yaml.YAMLError as exc:
+        raise TfpolicyError(f"invalid YAML: {exc}", file=file, line=line + 1) from None
+    except RecursionError:
+        raise TfpolicyError("YAML nested too deeply", file=file, line=line + 1) from None
+    finally:
+        loader.dispose()
+    return Parsed(data, node)
+
+
+def _located(exc: yaml.MarkedYAMLError, file: str, line: int, text: str) -> TfpolicyError:
+    mark = exc.problem_mark or exc.context_mark
+    if exc.context_mark is not None and "end of stream" in str(exc.problem):
+        mark = exc.context_mark  # an unclosed quote: point at where it opened
+    reason = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+    if "{{" in text:
+        reason = f"unrendered Helm template syntax ({reason}); render it with `helm template` first"
+    if mark is None:
+        return TfpolicyError(f"invalid YAML: {reason}", file=file, line=line + 1)
+    return TfpolicyError(
+        f"invalid YAML: {reason}", file=file, line=line + mark.line + 1, column=mark.column + 1
+    )
+
+
+def _check_alias_expansion(root: yaml.Node) -> None:
+    """Refuse documents whose aliases expand beyond a sane size (billion laughs)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in sizes:
+            continue
+        children = _children(node)
+        if not expanded and children:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+            continue
+        sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+        if sizes[id(node)] > MAX_ALIAS_NODES:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"aliases expand to more than {MAX_ALIAS_NODES} nodes",
+                node.start_mark,
+            )
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def is_mapping_node(node: yaml.Node | None) -> bool:
+    return isinstance(node, yaml.MappingNode) and node.tag == _MAP
+
+
+def load_all(text: str, *, file: str) -> list[Any]:
+    """Every document of a small file (policies, configs, inventories) as data."""
+    from tfpolicy.yamlio.stream import split_documents
+
+    docs = []
+    for raw in split_documents(text):
+        parsed = parse_document(raw.text, file=file, line=raw.line)
+        if parsed.node is not None:
+            docs.append(parsed.data)
+    return docs
+
+
+def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, int]:
+    """0-based (line, column) of the deepest node on ``path`` (a key's position for mappings)."""
+    if node is None:
+        return 0, 0
+    where = node.start_mark
+    for item in path:
+        if isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if k.value == item), None)
+            if pair is None:
+                break
+            where, node = pair[0].start_mark, pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(item, int) \
+                and item < len(node.value):
+            node = node.value[item]
+            where = node.start_mark
+        else:
+            break
+    return int(where.line), int(where.column)
