@@ -22,7 +22,7 @@ _FIRST_CONTENT = re.compile(r"^(?!#|%|---|\.\.\.)[^\s#].*$", re.MULTILINE)
 _MAPPING_START = re.compile(
     r"^(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:\s|$)"
 )
-_TEMPLATE = re.compile(r"(?:^\s*|:\s+|-\s+)\{\{", re.MULTILINE)
+_ALIAS = re.compile(r"[\s\[{,]\*[^\s,\]}]")
 MAX_DOCUMENT_CHARS = 16 << 20
 
 
@@ -98,7 +98,11 @@ def _suspicious(text: str) -> bool:
     first = _FIRST_CONTENT.search(text)
     if first is None:
         return False
-    return not _MAPPING_START.match(first.group(0)) or _TEMPLATE.search(text) is not None
+    if not _MAPPING_START.match(first.group(0)):
+        return True
+    if "&" in text and _ALIAS.search(text):
+        return True  # aliases: checked for expansion bombs
+    return yamlio.TEMPLATE_SYNTAX.search(text) is not None
 
 
 def _require_mapping(parsed: yamlio.Parsed, raw: yamlio.RawDoc, file: str) -> None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from tfpolicy.edits import Edit
 from tfpolicy.yamlio.emit import dump_documents, scalar
-from tfpolicy.yamlio.load import Parsed, is_mapping_node, load_all, locate, parse_document
+from tfpolicy.yamlio.load import (
+    TEMPLATE_SYNTAX, Parsed, is_mapping_node, load_all, locate, parse_document,
+)
 from tfpolicy.yamlio.stream import (
     RawDoc,
     decode,
@@ -21,6 +23,7 @@ from tfpolicy.yamlio.stream import (
 )
 
 __all__ = [
+    "TEMPLATE_SYNTAX",
     "Parsed",
     "RawDoc",
     "decode",

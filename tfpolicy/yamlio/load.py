@@ -8,6 +8,7 @@ the Kubernetes API server's strict decoder.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,7 @@ class Parsed:
 
 class _Loader(yaml.CSafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
+        seen: dict[Any, int] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=True)
             if isinstance(key, list | dict):
@@ -38,9 +39,10 @@ class _Loader(yaml.CSafeLoader):
                 )
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                    None, None, f"duplicate key {key!r} (first at line {seen[key] + 1})",
+                    key_node.start_mark,
                 )
-            seen.add(key)
+            seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep)
 
 
@@ -69,15 +71,26 @@ def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
     return Parsed(data, node)
 
 
+# Template actions where YAML expects a value, key or item: not inside quotes.
+TEMPLATE_SYNTAX = re.compile(r"(?:^[ \t]*|:[ \t]+|-[ \t]+)\{\{", re.MULTILINE)
+
+
 def _located(exc: yaml.MarkedYAMLError, file: str, line: int, text: str) -> TfpolicyError:
+    template = TEMPLATE_SYNTAX.search(text)
+    if template is not None:
+        at = text.count("\n", 0, template.start())
+        column = template.end() - 2 - (text.rfind("\n", 0, template.start()) + 1)
+        return TfpolicyError("unrendered Helm template syntax ({{ … }}); render the chart with "
+                             "`helm template` first", file=file, line=line + at + 1,
+                             column=column + 1)
     mark = exc.problem_mark or exc.context_mark
     if exc.context_mark is not None and "end of stream" in str(exc.problem):
         mark = exc.context_mark  # an unclosed quote: point at where it opened
     reason = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-    if "{{" in text:
-        reason = f"unrendered Helm template syntax ({reason}); render it with `helm template` first"
     if mark is None:
         return TfpolicyError(f"invalid YAML: {reason}", file=file, line=line + 1)
+    if text[mark.index:mark.index + 1] == "\t":
+        reason = "a tab character cannot indent YAML"
     return TfpolicyError(
         f"invalid YAML: {reason}", file=file, line=line + mark.line + 1, column=mark.column + 1
     )
