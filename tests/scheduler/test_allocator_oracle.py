@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from sched_strategies import inventories, pods
+
 from tfpolicy.scheduler.contract import Choice
 from tfpolicy.scheduler.diagnosis import Unschedulable
 from tfpolicy.scheduler.fast import FastAllocator
