@@ -1,69 +1,95 @@
-"""Round-trip YAML for KRM ResourceLists: comments, key order and quoting kept.
+"""ResourceList text for the KRM function: items cut out, handed over, and spliced back.
 
-A KRM function must give back the whole ResourceList, comments included
-(reference/hosts.md §1.1), and in block style: kpt keeps the node style it
-receives, so JSON flow output would turn the user's files into JSON (§1.3).
-ruamel.yaml's round-trip mode keeps what the orchestrator sent; each item is
-handed to the engine as its own YAML text and parsed back only when the
-engine changed it.
+A KRM function must give back the whole ResourceList with comments kept
+(reference/hosts.md §1.1) and in block style: kpt keeps the node style it
+receives, so flow output would turn the user's files into JSON (§1.3). The
+list arrives as one block-style YAML document, so each item is cut out of
+the text as its own document (dedented), the engine rewrites it like any
+file, and only changed items are spliced back; every other byte, the
+orchestrator's annotations included, stays as it came. A list that is not
+in block style (JSON) is re-emitted from its data in block style instead.
 """
 
 from __future__ import annotations
 
-import io
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
+import yaml
 
-from tfpolicy.errors import TfpolicyError
+from tfpolicy.yamlio.emit import dump_documents
 
-__all__ = ["CommentedMap", "dump", "dump_item", "load", "load_item", "plain"]
+_LEADING = re.compile(r"[ ]*")
 
 
-def _engine() -> YAML:
-    engine = YAML(typ="rt")
-    engine.preserve_quotes = True
-    engine.width = 1 << 16  # never fold long strings: they are user data
-    engine.indent(mapping=2, sequence=2, offset=0)  # kyaml's compact sequence style
-    return engine
+@dataclass(frozen=True, slots=True)
+class ItemSpan:
+    """Where one item's mapping sits in the ResourceList text, and its text dedented."""
+
+    start: int
+    end: int
+    indent: int
+    text: str
 
 
-def load(text: str, *, file: str) -> Any:
-    """The one document of ``text`` (``None`` when empty); bad YAML is a one-line error."""
-    try:
-        return _engine().load(text)
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise TfpolicyError(f"invalid YAML: {problem}", file=file, line=line) from None
+def item_spans(text: str, root: yaml.Node | None) -> list[ItemSpan] | None:
+    """Each item's span, or ``None`` when the list is not all block style."""
+    items = _value(root, "items")
+    if root is None or _flow(root) or not isinstance(items, yaml.SequenceNode) or _flow(items):
+        return None
+    spans = []
+    for node in items.value:
+        if not isinstance(node, yaml.MappingNode) or _flow(node):
+            return None
+        start, end, indent = node.start_mark.index, node.end_mark.index, node.start_mark.column
+        spans.append(ItemSpan(start, end, indent, _dedent(text[start:end], indent)))
+    return spans
 
 
-def dump(data: Any) -> str:
-    """Block-style YAML text of ``data``, comments kept."""
-    out = io.StringIO()
-    _engine().dump(data, out)
-    return out.getvalue()
+def _value(root: yaml.Node | None, key: str) -> yaml.Node | None:
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    return next((v for k, v in root.value if getattr(k, "value", None) == key), None)
 
 
-def dump_item(item: Any) -> str:
-    """One ResourceList item as a standalone YAML document for the engine."""
-    return dump(item)
+def _flow(node: yaml.Node) -> bool:
+    return bool(getattr(node, "flow_style", False))
 
 
-def load_item(text: str, *, file: str) -> Any:
-    return load(text, file=file)
+def _dedent(text: str, indent: int) -> str:
+    """The item as a top-level document: continuation lines lose the item's indent."""
+    first, _, rest = text.partition("\n")
+    lines = [line[min(indent, len(_LEADING.match(line).group(0))):]  # type: ignore[union-attr]
+             for line in rest.split("\n")]
+    return "\n".join([first, *lines]) if "\n" in text else first
 
 
-def plain(data: Any) -> Any:
-    """A fresh ruamel node (mapping/list) from plain data, so new values dump in block style."""
-    if isinstance(data, dict):
-        node = CommentedMap()
-        for key, value in data.items():
-            node[key] = plain(value)
-        return node
-    if isinstance(data, list):
-        return [plain(v) for v in data]
-    return data
+def _indent(text: str, indent: int) -> str:
+    first, _, rest = text.partition("\n")
+    pad = " " * indent
+    lines = [pad + line if line.strip() else line for line in rest.split("\n")]
+    return "\n".join([first, *lines]) if "\n" in text else first
+
+
+def splice_items(text: str, spans: list[ItemSpan], new: Mapping[int, str]) -> str:
+    """``text`` with the items numbered in ``new`` replaced by their rewritten text."""
+    out, cursor = [], 0
+    for number, span in enumerate(spans):
+        if number in new:
+            out += [text[cursor:span.start], _indent(new[number], span.indent)]
+            cursor = span.end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def append_block(text: str, key: str, value: Any) -> str:
+    """``text`` (a block mapping) with ``key: value`` added at its end, in block style."""
+    body = dump_block({key: value})
+    return text + ("" if text.endswith("\n") or not text else "\n") + body
+
+
+def dump_block(data: Any) -> str:
+    """Block-style YAML text of plain data, keys in their given order."""
+    return dump_documents([data]).removeprefix("---\n")

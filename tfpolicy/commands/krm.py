@@ -1,0 +1,28 @@
+"""``tfpolicy krm``: the KRM function (kpt ``fn eval/render --exec``, kustomize ``--enable-exec``).
+
+stdout carries the ResourceList only, written before the exit code says
+whether any result is an error (reference/hosts.md §1.2).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from tfpolicy import yamlio
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.hosts import krm as function
+
+
+@click.command()
+def krm() -> int:
+    """KRM function: ResourceList on stdin, ResourceList with results on stdout."""
+    try:
+        output = function.run(yamlio.decode(sys.stdin.buffer.read(), "<stdin>"), Path.cwd())
+    except TfpolicyError as exc:  # still answer with a ResourceList (hosts.md §7.1)
+        output = function.failure(exc)
+    sys.stdout.write(output.text)
+    sys.stdout.flush()
+    return ExitCode.FINDINGS if output.failed else ExitCode.OK

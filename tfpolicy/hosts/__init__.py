@@ -1,0 +1,1 @@
+"""Helpers of the host adapters (KRM function, kustomize plugin, ArgoCD CMP) over the engine."""

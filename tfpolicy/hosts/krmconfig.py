@@ -1,0 +1,84 @@
+"""The KRM functionConfig: a MigrationPolicy, a ConfigMap naming or holding policies, or none.
+
+kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
+(reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
+as written, here our ``MigrationPolicy``. With no functionConfig the
+project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
+Policy paths resolve against the working directory.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from tfpolicy.config import find_config
+from tfpolicy.engine import PolicySet
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.hosts.policies import policies_from_text
+from tfpolicy.pipeline import Options
+from tfpolicy.policy import Policy
+from tfpolicy.sources import load_policy_set
+from tfpolicy.yamlio import krm as rt
+
+POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")
+CONFIGMAP_KEYS = ("namespace", "policies", "policy")
+_SEPARATOR = re.compile(r"[,\s]+")
+
+
+def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
+    """The policy set and options a functionConfig asks for."""
+    if not config or (_is_configmap(config) and not config.get("data")):
+        return _project(cwd)
+    if not isinstance(config, dict):
+        raise TfpolicyError("functionConfig must be a mapping")
+    shown = _shown(config)
+    if (config.get("apiVersion"), config.get("kind")) == POLICY_KIND:
+        return PolicySet.of(policies_from_text(rt.dump_block(config), shown)), Options()
+    if _is_configmap(config):
+        return _from_configmap(config["data"], shown)
+    raise TfpolicyError(
+        f"functionConfig must be a {'/'.join(POLICY_KIND)} or a v1/ConfigMap, "
+        f"not {config.get('apiVersion')}/{config.get('kind')}"
+    )
+
+
+def _is_configmap(config: Any) -> bool:
+    return isinstance(config, dict) and (config.get("apiVersion"), config.get("kind")) == (
+        "v1", "ConfigMap")
+
+
+def _shown(config: dict[str, Any]) -> str:
+    annotations = (config.get("metadata") or {}).get("annotations") or {}
+    path = annotations.get("internal.config.kubernetes.io/path") or annotations.get(
+        "config.kubernetes.io/path")
+    return str(path) if path else "functionConfig"
+
+
+def _project(cwd: Path) -> tuple[PolicySet, Options]:
+    config = find_config(cwd)
+    if config is None:
+        raise TfpolicyError("no policy: give a functionConfig (a MigrationPolicy, or a "
+                            "ConfigMap with data.policies) or add a .tfpolicy.yaml")
+    return load_policy_set(list(config.policies), config.base), Options(config.namespace
+                                                                         or "default")
+
+
+def _from_configmap(data: Any, shown: str) -> tuple[PolicySet, Options]:
+    if not isinstance(data, dict):
+        raise TfpolicyError("functionConfig data must be a mapping", file=shown)
+    unknown = sorted(set(data) - set(CONFIGMAP_KEYS))
+    if unknown:
+        raise TfpolicyError(f"unknown functionConfig data key(s) {', '.join(unknown)} "
+                            f"(valid: {', '.join(CONFIGMAP_KEYS)})", file=shown)
+    policies: list[Policy] = []
+    refs = [r for r in _SEPARATOR.split(str(data.get("policies", ""))) if r]
+    if refs:
+        policies += load_policy_set(refs, Path(".")).policies
+    if data.get("policy"):
+        policies += policies_from_text(str(data["policy"]), f"{shown}:data.policy")
+    if not policies:
+        raise TfpolicyError("functionConfig data names no policy (data.policies or "
+                            "data.policy)", file=shown)
+    return PolicySet.of(policies), Options(str(data.get("namespace") or "default"))

@@ -1,0 +1,82 @@
+"""Policies the hosts get inline rather than as files, and the ArgoCD ``stage`` switch.
+
+A KRM functionConfig can be a ``MigrationPolicy`` itself, or a ConfigMap
+holding policy YAML (reference/hosts.md §6); both go through the same
+schema check as policy files, so a bad one is reported at its line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tfpolicy import yamlio
+from tfpolicy.engine import PolicySet
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import Finding
+from tfpolicy.policy import (
+    Locator,
+    Override,
+    Policy,
+    PolicyInvalid,
+    Stage,
+    build_policy,
+    check_policy,
+)
+
+# What only stage rightsize may carry (schemas/policy.schema.json, the if/then/else on stage).
+_RIGHTSIZE_ONLY = frozenset({"isolation", "resources", "autoscale"})
+
+
+def policies_from_text(text: str, file: str) -> list[Policy]:
+    """Every MigrationPolicy document of ``text``; any violation raises ``PolicyInvalid``."""
+    policies: list[Policy] = []
+    findings: list[Finding] = []
+    for raw in yamlio.split_documents(text):
+        parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
+        if parsed.node is None:
+            continue
+        locate = _locator(parsed, raw.line)
+        problems = check_policy(parsed.data, file, locate)
+        findings.extend(problems)
+        if not problems:
+            line, column = locate(())
+            policies.append(build_policy(parsed.data, file, line + 1, column + 1))
+    if findings:
+        raise PolicyInvalid(findings)
+    if not policies:
+        raise TfpolicyError("no MigrationPolicy documents", file=file)
+    return policies
+
+
+def _locator(parsed: yamlio.Parsed, offset: int) -> Locator:
+    def locate(path: tuple[str | int, ...]) -> tuple[int, int]:
+        line, column = yamlio.locate(parsed.node, path)
+        return offset + line, column
+
+    return locate
+
+
+def with_stage(policies: PolicySet, stage: str) -> PolicySet:
+    """Every policy moved to ``stage`` (e.g. ``rollback`` for the whole app at once)."""
+    try:
+        target = Stage(stage)
+    except ValueError:
+        valid = ", ".join(s.value for s in Stage)
+        raise TfpolicyError(f"unknown stage {stage!r} (valid: {valid})") from None
+    return PolicySet.of([_restaged(p, target) for p in policies.policies])
+
+
+def _restaged(policy: Policy, target: Stage) -> Policy:
+    if target is Stage.RIGHTSIZE:
+        if policy.settings.resources is None:
+            raise TfpolicyError(f"stage rightsize needs spec.resources, which policy "
+                                f"{policy.name!r} does not set", file=policy.file,
+                                line=policy.line)
+        return replace(policy, stage=target)
+    settings = replace(policy.settings, isolation=None, resources=None, autoscale=None)
+    overrides = tuple(_trimmed(o) for o in policy.overrides)
+    return replace(policy, stage=target, settings=settings, overrides=overrides)
+
+
+def _trimmed(override: Override) -> Override:
+    return replace(override, fields=override.fields - _RIGHTSIZE_ONLY)
