@@ -46,8 +46,19 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 def validate(instance: Any, name: str) -> list[Violation]:
     """Every violation of schema ``name``, the deepest first per branch, sorted by path."""
     errors = _validator(name).iter_errors(instance)
-    found = {Violation(tuple(e.absolute_path), _message(e)) for e in _leaves(errors)}
+    found = {Violation(_path(e), _message(e)) for e in _leaves(errors)}
     return sorted(found, key=lambda v: ([str(p) for p in v.path], v.message))
+
+
+def _path(error: jsonschema.ValidationError) -> tuple[str | int, ...]:
+    """Where the violation is; an unknown field is named by its own key."""
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = set(error.schema.get("properties", {})) if isinstance(error.schema, dict) else set()
+        extra = sorted((k for k in error.instance if k not in known), key=str)
+        if len(extra) == 1:
+            return (*path, extra[0])
+    return path
 
 
 def _leaves(errors: Any) -> Any:

@@ -11,7 +11,12 @@ from __future__ import annotations
 from tfpolicy.edits import Edit
 from tfpolicy.yamlio.emit import dump_documents, scalar
 from tfpolicy.yamlio.load import (
-    TEMPLATE_SYNTAX, Parsed, is_mapping_node, load_all, locate, parse_document,
+    TEMPLATE_SYNTAX,
+    Parsed,
+    is_mapping_node,
+    load_all,
+    locate,
+    parse_document,
 )
 from tfpolicy.yamlio.stream import (
     RawDoc,

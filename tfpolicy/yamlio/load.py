@@ -142,7 +142,12 @@ def load_all(text: str, *, file: str) -> list[Any]:
 
 
 def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, int]:
-    """0-based (line, column) of the deepest node on ``path`` (a key's position for mappings)."""
+    """0-based (line, column) of the deepest node on ``path``.
+
+    A mapping entry is located at its key, unless its value is a scalar on
+    the key's line: then at the value, which is what a message about a bad
+    value points to.
+    """
     if node is None:
         return 0, 0
     where = node.start_mark
@@ -152,6 +157,8 @@ def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, in
             if pair is None:
                 break
             where, node = pair[0].start_mark, pair[1]
+            if isinstance(node, yaml.ScalarNode) and node.start_mark.line == where.line:
+                where = node.start_mark
         elif isinstance(node, yaml.SequenceNode) and isinstance(item, int) \
                 and item < len(node.value):
             node = node.value[item]

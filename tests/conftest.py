@@ -1,0 +1,27 @@
+"""Shared helpers: run the real engine on text with built-in or inline policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfpolicy.engine import PolicySet
+from tfpolicy.pipeline import FileResult, Options, transform
+from tfpolicy.sources import load_policy_set
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def policy_set(*refs: str) -> PolicySet:
+    return load_policy_set(list(refs), ROOT)
+
+
+def run(text: str, policies: PolicySet, file: str = "in.yaml") -> FileResult:
+    return transform(text, policies, file, Options())
+
+
+@pytest.fixture(scope="session")
+def builtin() -> dict[str, PolicySet]:
+    names = ["takeover", "takeover-25", "rightsize-example", "autoscale", "rollback"]
+    return {name: policy_set(name) for name in names}

@@ -1,0 +1,158 @@
+"""Hypothesis properties of the engine (STYLE §11, DESIGN §1 "Deterministic target state").
+
+- apply is idempotent, byte for byte;
+- rollback(stage(x)) == x for every stage, and stage B over stage A equals stage B over x;
+- documents that are not GPU workloads keep their bytes;
+- only the planned paths change (pod template labels/annotations, container resources).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from deepdiff import DeepDiff
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import run
+from tfpolicy.engine import PolicySet
+from tfpolicy.policy import build_policy, check_policy
+
+GPU_NAMES = ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "huawei.com/npu", "aliyun.com/ppu"]
+KINDS = {
+    "Deployment": ("apps/v1", ("spec", "template")),
+    "StatefulSet": ("apps/v1", ("spec", "template")),
+    "Job": ("batch/v1", ("spec", "template")),
+    "CronJob": ("batch/v1", ("spec", "jobTemplate", "spec", "template")),
+    "PyTorchJob": ("kubeflow.org/v1", ("spec", "pytorchReplicaSpecs", "Worker", "template")),
+}
+names = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True)
+label_values = st.sampled_from(["web", "true", "1", "on", "x-y", "v1.2"])
+
+
+@st.composite
+def containers(draw: Any) -> list[dict[str, Any]]:
+    count = draw(st.integers(1, 3))
+    out = []
+    for i in range(count):
+        resources: dict[str, Any] = {}
+        if draw(st.booleans()) or i == 0:
+            gpu = {draw(st.sampled_from(GPU_NAMES)): draw(st.sampled_from([1, 2, 4, "1", "8"]))}
+            resources["limits"] = {**draw(st.sampled_from([{}, {"cpu": "2"}])), **gpu}
+            if draw(st.booleans()):
+                resources["requests"] = dict(gpu)
+        elif draw(st.booleans()):
+            resources["limits"] = {"memory": "1Gi"}
+        container: dict[str, Any] = {"name": f"c{i}", "image": "img:1"}
+        if resources:
+            container["resources"] = resources
+        out.append(container)
+    return out
+
+
+@st.composite
+def workloads(draw: Any) -> dict[str, Any]:
+    kind = draw(st.sampled_from(sorted(KINDS)))
+    api, path = KINDS[kind]
+    template: dict[str, Any] = {"spec": {"containers": draw(containers())}}
+    meta = {}
+    if draw(st.booleans()):
+        meta["labels"] = draw(st.dictionaries(names, label_values, max_size=2))
+    if draw(st.booleans()):
+        meta["annotations"] = draw(st.dictionaries(names, label_values, min_size=1, max_size=2))
+    if meta and any(meta.values()):
+        template = {"metadata": {k: v for k, v in meta.items() if v}, **template}
+    doc: dict[str, Any] = {"apiVersion": api, "kind": kind,
+                           "metadata": {"name": draw(names), "namespace": "ml"}}
+    node = doc
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node["replicas"] = draw(st.integers(1, 8))
+    node[path[-1]] = template
+    return doc
+
+
+@st.composite
+def policies(draw: Any, stage: str | None = None) -> dict[str, Any]:
+    stage = stage or draw(st.sampled_from(["takeover", "rightsize"]))
+    spec: dict[str, Any] = {"stage": stage}
+    if draw(st.booleans()):
+        spec["enabledReplicas"] = draw(st.sampled_from([1, 3, "25%", "50%", "100%"]))
+    if draw(st.booleans()):
+        spec["pool"] = "pool-a"
+    if stage == "rightsize":
+        share = draw(st.sampled_from([{"tflops": {"request": "30", "limit": "60"}},
+                                      {"computePercent": {"limit": "50"}}]))
+        spec["resources"] = {**share, "vram": {"limit": "8Gi"}}
+        if draw(st.booleans()):
+            spec["autoscale"] = draw(st.sampled_from([True, {"target": "vram"}]))
+        if draw(st.booleans()):
+            spec["isolation"] = draw(st.sampled_from(["soft", "hard"]))
+    return {"apiVersion": "tfpolicy.dev/v1alpha1", "kind": "MigrationPolicy",
+            "metadata": {"name": f"p-{stage}"}, "spec": spec}
+
+
+def to_set(doc: dict[str, Any]) -> PolicySet:
+    assert check_policy(doc, "p.yaml", lambda path: (0, 0)) == []
+    return PolicySet.of([build_policy(doc, "p.yaml", 1, 1)])
+
+
+ROLLBACK = to_set({"apiVersion": "tfpolicy.dev/v1alpha1", "kind": "MigrationPolicy",
+                   "metadata": {"name": "rollback"}, "spec": {"stage": "rollback"}})
+SERVICE = "---\n# untouched\napiVersion: v1\nkind: Service\nmetadata: {name: svc}\n"
+
+
+def dump(doc: dict[str, Any]) -> str:
+    return yaml.safe_dump(doc, sort_keys=False) + SERVICE
+
+
+def data(text: str) -> list[Any]:
+    return [d for d in yaml.safe_load_all(text) if d is not None]
+
+
+common = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@common
+@given(workloads(), policies())
+def test_apply_is_idempotent(doc: dict[str, Any], policy: dict[str, Any]) -> None:
+    once = run(dump(doc), to_set(policy)).text
+    assert run(once, to_set(policy)).text == once
+
+
+@common
+@given(workloads(), policies())
+def test_rollback_restores_the_original(doc: dict[str, Any], policy: dict[str, Any]) -> None:
+    staged = run(dump(doc), to_set(policy)).text
+    assert data(run(staged, ROLLBACK).text) == data(dump(doc))
+
+
+@common
+@given(workloads(), policies(), policies())
+def test_target_depends_only_on_the_original(doc: dict[str, Any], first: dict[str, Any],
+                                             second: dict[str, Any]) -> None:
+    via_first = run(run(dump(doc), to_set(first)).text, to_set(second)).text
+    assert data(via_first) == data(run(dump(doc), to_set(second)).text)
+
+
+@common
+@given(workloads(), policies())
+def test_other_documents_keep_their_bytes(doc: dict[str, Any], policy: dict[str, Any]) -> None:
+    assert run(dump(doc), to_set(policy)).text.endswith(SERVICE)
+
+
+ALLOWED = re.compile(
+    r"^root\['spec'\].*\['template'\]\['metadata'\]"
+    r"|^root\['spec'\].*\['template'\]\['spec'\]\['containers'\]\[\d+\]\['resources'\]"
+    r"|^root\['spec'\].*\['template'\]$"
+)
+
+
+@common
+@given(workloads(), policies())
+def test_only_planned_paths_change(doc: dict[str, Any], policy: dict[str, Any]) -> None:
+    after = data(run(dump(doc), to_set(policy)).text)[0]
+    changed = DeepDiff(doc, after).affected_paths
+    assert all(ALLOWED.match(path) for path in changed), changed
