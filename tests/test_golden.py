@@ -40,7 +40,13 @@ UPDATE = os.environ.get("TFPOLICY_UPDATE_GOLDEN") == "1"
 # Cases whose current output breaks DESIGN §1: the reason is the bug, kept
 # out of the expectations until it is fixed (the expected files are what
 # DESIGN asks for, written by hand).
-XFAIL: dict[str, str] = {}
+XFAIL: dict[str, str] = {
+    "rightsize/per-workload-override-keeps-tflops": (
+        "an override `resources: {vram: {limit: 70Gi}}` replaces the whole resources block, "
+        "so the matched workload loses the policy's tflops request/limit; DESIGN §2 shows "
+        "this override as raising VRAM for one workload, the rest of the share kept"
+    ),
+}
 
 
 def _cases() -> list[Path]:
@@ -56,11 +62,11 @@ def _case_id(case: Path) -> str:
     return f"{case.parent.name}/{case.name}"
 
 
-def _params() -> list[Any]:
+def _params(known_bugs: bool = True) -> list[Any]:
     params = []
     for case in _cases():
-        marks = [pytest.mark.xfail(reason=XFAIL[_case_id(case)], strict=True)] \
-            if _case_id(case) in XFAIL and not UPDATE else []
+        bug = XFAIL.get(_case_id(case)) if known_bugs and not UPDATE else None
+        marks = [pytest.mark.xfail(reason=bug, strict=True)] if bug else []
         params.append(pytest.param(case, id=_case_id(case), marks=marks))
     return params
 
@@ -149,7 +155,8 @@ def test_idempotent(case: Path, run: Runner) -> None:
     assert out == expected.read_text()
 
 
-@pytest.mark.parametrize("case", _params())
+# Rollback of a hand-written expectation must hold whatever the bug is.
+@pytest.mark.parametrize("case", _params(known_bugs=False))
 def test_rollback_restores(case: Path, run: Runner) -> None:
     original = case / "original.yaml"
     if not original.is_file():
