@@ -11,9 +11,11 @@ import click
 
 from tfpolicy import __version__
 from tfpolicy.commands.apply import apply
+from tfpolicy.commands.argocd import argocd
 from tfpolicy.commands.check import check
 from tfpolicy.commands.fix import fix
 from tfpolicy.commands.krm import krm
+from tfpolicy.commands.kustomize import kustomize
 from tfpolicy.commands.validate import validate
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.policy import PolicyInvalid
@@ -21,7 +23,7 @@ from tfpolicy.render import text as render_text
 
 COMMANDS: dict[str, click.Command] = {
     "apply": apply, "check": check, "fix": fix, "validate": validate,
-    "krm": krm,
+    "krm": krm, "kustomize": kustomize, "argocd": argocd,
 }
 
 

@@ -1,0 +1,87 @@
+"""``tfpolicy argocd generate``: the ArgoCD config-management-plugin ``generate`` command.
+
+stdout carries the manifest stream only, written once everything passed;
+findings go to stderr; any failure exits non-zero with a one-line reason,
+so ArgoCD never receives an empty render with exit 0 (reference/hosts.md
+§3.3, §7.1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from tfpolicy import yamlio
+from tfpolicy.commands.common import emit_findings
+from tfpolicy.engine import PolicySet
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.findings import Finding, has_errors
+from tfpolicy.hosts.appsource import Source, render
+from tfpolicy.hosts.argocd import settings
+from tfpolicy.hosts.policies import with_stage
+from tfpolicy.pipeline import DocOutcome, Options, transform_documents
+from tfpolicy.sources import load_policy_set
+
+_CONTENT = re.compile(r"^(?!#|---|\.\.\.)\S", re.MULTILINE)
+_OWN_GROUP = "tfpolicy.dev/"
+
+
+@click.group()
+def argocd() -> None:
+    """Run as an ArgoCD config-management plugin (plugins/argocd/plugin.yaml)."""
+
+
+@argocd.command()
+def generate() -> int:
+    """Render the app folder and apply its policies; print the manifests."""
+    cwd = Path.cwd()
+    run = settings(os.environ, cwd)
+    policies = load_policy_set(list(run.refs), run.base)
+    if run.stage:
+        policies = with_stage(policies, run.stage)
+    chunks, findings = _migrate(render(cwd, os.environ), policies, Options(run.namespace))
+    emit_findings(findings, "text", err=True)
+    if has_errors(findings):
+        return ExitCode.FINDINGS
+    if not any(_CONTENT.search(chunk) for chunk in chunks):
+        raise TfpolicyError("the app folder rendered no Kubernetes objects")
+    sys.stdout.write("".join(chunks))
+    return ExitCode.OK
+
+
+def _migrate(sources: list[Source], policies: PolicySet,
+             options: Options) -> tuple[list[str], list[Finding]]:
+    chunks: list[str] = []
+    findings: list[Finding] = []
+    for number, source in enumerate(sources):
+        docs = [d for d in yamlio.split_documents(source.text) if not _own(d, source.name)]
+        text = "".join(_texts(transform_documents(docs, policies, source.name, options),
+                              findings))
+        if text.strip():
+            chunks.append(_separated(text, number > 0 and bool(chunks)))
+    return chunks, findings
+
+
+def _texts(outcomes: Iterator[DocOutcome], findings: list[Finding]) -> Iterator[str]:
+    for outcome in outcomes:
+        findings.extend(outcome.findings)
+        yield outcome.text
+
+
+def _own(doc: yamlio.RawDoc, file: str) -> bool:
+    """tfpolicy's own configuration (a MigrationPolicy) is never a manifest to deploy."""
+    if _OWN_GROUP not in doc.text:
+        return False
+    data = yamlio.parse_document(doc.text, file=file, line=doc.line).data
+    return isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(_OWN_GROUP)
+
+
+def _separated(text: str, later: bool) -> str:
+    """A file's documents, ending in a newline and, after the first file, after a ``---``."""
+    text = text if text.endswith("\n") else text + "\n"
+    return "---\n" + text if later else text

@@ -1,0 +1,59 @@
+"""``tfpolicy kustomize``: the legacy exec-plugin transformer and its installer.
+
+kustomize calls the plugin with the transformer config (a MigrationPolicy,
+re-serialised by kustomize) as argv[1], all resources on stdin, and expects
+the whole transformed stream on stdout (reference/hosts.md §2). On any
+error the exit is non-zero: kustomize then fails the build with our stderr
+and discards stdout, so no resource is ever silently dropped (§7.1).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from tfpolicy.commands.common import emit_findings
+from tfpolicy.config import find_config
+from tfpolicy.errors import ExitCode
+from tfpolicy.findings import has_errors
+from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
+from tfpolicy.pipeline import Options, transform
+from tfpolicy.sources import STDIN, load_policy_set, read_text
+
+
+@click.group()
+def kustomize() -> None:
+    """Run as a kustomize legacy exec plugin (kubectl kustomize --enable-alpha-plugins)."""
+
+
+@kustomize.command("transform")
+@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+def transform_stream(config: str) -> int:
+    """Transform the resource stream on stdin with the MigrationPolicy in CONFIG."""
+    policies = load_policy_set([config])
+    project = find_config(Path.cwd())  # cwd is the kustomization root (hosts.md §2)
+    options = Options((project.namespace if project else None) or "default")
+    result = transform(read_text(STDIN), policies, "<kustomize>", options)
+    emit_findings(result.findings, "text", err=True)
+    if has_errors(result.findings):
+        return ExitCode.FINDINGS
+    sys.stdout.write(result.text)
+    return ExitCode.OK
+
+
+
+@kustomize.command("install-plugin")
+@click.option("--plugin-home", type=click.Path(file_okay=False), default=None,
+              help="Plugin home [default: where kustomize looks first].")
+def install_plugin(plugin_home: str | None) -> int:
+    """Install the legacy exec plugin where kustomize looks for it."""
+    home = Path(plugin_home) if plugin_home else default_home(os.environ, Path.home())
+    target = home / PLUGIN_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(plugin_script(sys.executable), encoding="utf-8")
+    target.chmod(0o755)
+    click.echo(str(target))
+    return ExitCode.OK

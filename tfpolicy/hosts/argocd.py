@@ -1,0 +1,89 @@
+"""ArgoCD CMP ``generate``: which policies, which stage, which namespace, and how to render.
+
+Contract: reference/hosts.md §3. Policies come from, later overriding
+earlier: the app's ``.tfpolicy.yaml``, ``ARGOCD_ENV_TFPOLICY_POLICIES``
+(the Application's ``plugin.env``), then the ``policies`` parameter
+(``ARGOCD_APP_PARAMETERS``, or its ``PARAM_POLICIES_<i>`` twins). The
+``stage`` parameter (or ``ARGOCD_ENV_TFPOLICY_STAGE``) moves every policy
+to one stage. Manifests without a namespace get the app's destination
+namespace, ``ARGOCD_APP_NAMESPACE``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import count, takewhile
+from pathlib import Path
+from typing import Any
+
+from tfpolicy.config import find_config
+from tfpolicy.errors import TfpolicyError
+
+_SEPARATOR = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    refs: tuple[str, ...]
+    base: Path  # what relative policy paths are relative to
+    stage: str | None
+    namespace: str
+
+
+def settings(env: Mapping[str, str], cwd: Path) -> Settings:
+    """The generate run's settings from the cmp-server environment (hosts.md §3.2)."""
+    config = find_config(cwd)
+    refs: tuple[str, ...] = config.policies if config else ()
+    base = config.base if config else cwd
+    from_env = _split(env.get("ARGOCD_ENV_TFPOLICY_POLICIES", ""))
+    if from_env:
+        refs, base = from_env, cwd
+    params = _parameters(env)
+    if params.get("policies"):
+        refs, base = tuple(params["policies"]), cwd
+    if not refs:
+        raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
+                            "TFPOLICY_POLICIES or the plugin parameter 'policies'")
+    stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
+    namespace = (env.get("ARGOCD_APP_NAMESPACE") or (config.namespace if config else None)
+                 or "default")
+    return Settings(refs, base, str(stage) if stage else None, namespace)
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(part for part in _SEPARATOR.split(text) if part)
+
+
+def _parameters(env: Mapping[str, str]) -> dict[str, Any]:
+    """``policies`` (list) and ``stage`` (string) from the Application's plugin parameters."""
+    raw = env.get("ARGOCD_APP_PARAMETERS")
+    if raw:
+        return _from_json(raw)
+    found: dict[str, Any] = {}
+    items = list(takewhile(lambda v: v is not None,
+                           (env.get(f"PARAM_POLICIES_{i}") for i in count())))
+    found_items = [str(item) for item in items]
+    if found_items:
+        found["policies"] = [r for item in found_items for r in _split(item)]
+    if env.get("PARAM_STAGE"):
+        found["stage"] = env["PARAM_STAGE"]
+    return found
+
+
+def _from_json(raw: str) -> dict[str, Any]:
+    try:
+        params = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise TfpolicyError(f"ARGOCD_APP_PARAMETERS is not JSON: {exc.msg}") from None
+    found: dict[str, Any] = {}
+    for param in params if isinstance(params, list) else []:
+        name = param.get("name") if isinstance(param, dict) else None
+        if name == "policies":
+            values = param.get("array") or _split(str(param.get("string", "")))
+            found["policies"] = [r for item in values for r in _split(str(item))]
+        elif name == "stage":
+            found["stage"] = str(param.get("string", ""))
+    return found
