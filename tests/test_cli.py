@@ -106,7 +106,7 @@ def test_check_writes_nothing_and_reports_changes(tmp_path: Path, capsys) -> Non
     assert code == 1
     assert path.read_text() == GPU_DOC
     assert out.startswith(f"{path}:6:3: [warning] Deployment/web: would set "
-                          "spec.template.metadata (takeover)")
+                          "metadata (takeover)")
 
 
 def test_check_clean_is_exit_0(tmp_path: Path, capsys) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.commands.common import Run
-from tfpolicy.edits import format_path
+from tfpolicy.edits import Edit, format_path
 from tfpolicy.engine import Change
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.pipeline import transform
@@ -45,8 +45,23 @@ def _has_bom(path: str) -> bool:
 def change_findings(changes: list[Change]) -> list[Finding]:
     """One finding per pod template that ``fix`` would rewrite."""
     return [
-        Finding(Severity.WARNING, "would " + "; ".join(e.describe() for e in c.edits),
-                "would-change", policy=c.policy, resource=c.resource, field=format_path(c.template),
-                file=c.file, line=c.line + 1, column=c.column + 1)
+        Finding(Severity.WARNING, f"would {summarize(c)}", "would-change", policy=c.policy,
+                resource=c.resource, field=format_path(c.template), file=c.file,
+                line=c.line + 1, column=c.column + 1)
         for c in changes
     ]
+
+
+def summarize(change: Change) -> str:
+    """The edits of one template relative to it; several keys of one map are counted."""
+    groups: dict[tuple[str, tuple[str | int, ...]], list[Edit]] = {}
+    for edit in change.edits:
+        parent = edit.path[len(change.template):-1]
+        groups.setdefault((edit.op.value, parent), []).append(edit)
+    parts = []
+    for (op, parent), edits in groups.items():
+        if len(edits) == 1:
+            parts.append(f"{op} {format_path(edits[0].path[len(change.template):])}")
+        else:
+            parts.append(f"{op} {len(edits)} keys of {format_path(parent)}")
+    return "; ".join(parts)

@@ -43,6 +43,7 @@ def target(
     result = copy.deepcopy(original)
     _strip_gpus(result, usage)
     cap, cap_notes = enabled_replicas(settings, ctx)
+    cap_notes += _capped_pods_lose_gpus(cap)
     vendor, vendor_notes = _vendor(usage, settings)
     annotations = {
         **_shares(settings.resources), TF + "gpu-count": str(count),
@@ -94,6 +95,17 @@ def _strip_gpus(template: dict[str, Any], usage: Usage) -> None:
                 del resources[section]
         if not resources:
             del container["resources"]
+
+
+def _capped_pods_lose_gpus(cap: dict[str, str]) -> list[Note]:
+    """Over the cap the webhook admits pods unmutated (reference §2.3) — and rightsize has
+    removed their native GPU resources, so those pods get no GPU at all."""
+    if not cap:
+        return []
+    message = (f"replicas beyond enabled-replicas={next(iter(cap.values()))} are admitted "
+               "unmutated, and this stage removed their GPU resources: they run without a GPU")
+    path = ("metadata", "annotations", TF + "enabled-replicas")
+    return [Note(Severity.WARNING, "enabled-replicas-rightsize", message, path)]
 
 
 def _shares(resources: Resources | None) -> dict[str, str]:
