@@ -40,35 +40,15 @@ UPDATE = os.environ.get("TFPOLICY_UPDATE_GOLDEN") == "1"
 # Cases whose current output breaks DESIGN §1, per test: the reason is the
 # bug. Their expected files are what DESIGN asks for, written by hand, so
 # the strict xfail turns into a failure the day the bug is fixed.
-_OVERRIDE_DROPS_TFLOPS = (
-    "an override `resources: {vram: {limit: 70Gi}}` replaces the whole resources block, "
-    "so the matched workload loses the policy's tflops request/limit; DESIGN §2 shows "
-    "this override as raising VRAM for one workload, the rest of the share kept"
-)
-_NULL_METADATA = (
-    "a null `annotations:` / `metadata:` in the pod template (what Helm renders for an "
-    "empty `with` block) crashes the stage with an internal error (exit 3) instead of "
-    "being read as an empty mapping"
-)
 _EMPTY_MAP_DROPPED = (
-    "undo deletes an annotations map left empty, so a template that had `annotations: {}` "
-    "(or `annotations:` null) before tfpolicy does not get it back: rollback(stage(x)) != x, "
-    "and rollback even rewrites a never-migrated template that has `annotations: {}`"
+    "undo cannot tell a pod-template annotations/metadata map that was empty (`{}` or null) "
+    "before tfpolicy from one a stage created, so rollback drops it: rollback(stage(x)) "
+    "equals x up to that empty map"
 )
 XFAIL: dict[str, dict[str, str]] = {
-    "rightsize/per-workload-override-keeps-tflops": {
-        "test_apply": _OVERRIDE_DROPS_TFLOPS, "test_idempotent": _OVERRIDE_DROPS_TFLOPS,
-    },
-    "takeover/null-annotations": {
-        "test_apply": _NULL_METADATA, "test_rollback_restores": _EMPTY_MAP_DROPPED,
-    },
-    "takeover/null-template-metadata": {
-        "test_apply": _NULL_METADATA, "test_rollback_restores": _EMPTY_MAP_DROPPED,
-    },
-    "rollback/empty-annotations-map": {
-        "test_apply": _EMPTY_MAP_DROPPED, "test_idempotent": _EMPTY_MAP_DROPPED,
-        "test_rollback_restores": _EMPTY_MAP_DROPPED,
-    },
+    "takeover/null-annotations": {"test_rollback_restores": _EMPTY_MAP_DROPPED},
+    "takeover/null-template-metadata": {"test_rollback_restores": _EMPTY_MAP_DROPPED},
+    "rollback/empty-annotations-map": {"test_apply": _EMPTY_MAP_DROPPED},
 }
 
 

@@ -85,8 +85,20 @@ class Policy:
         for override in self.overrides:
             if matches(override.match):
                 values = {f: getattr(override.settings, f) for f in override.fields}
+                if "resources" in values:
+                    values["resources"] = _merge(self.settings.resources, values["resources"])
                 return replace(self.settings, **values)
         return self.settings
+
+
+def _merge(base: Resources | None, override: Resources) -> Resources:
+    """An override's resource entries replace the policy's, one entry at a time; its
+    computePercent replaces the policy's tflops and the other way round."""
+    if base is None:
+        return override
+    tflops = override.tflops or (None if override.compute_percent else base.tflops)
+    percent = override.compute_percent or (None if override.tflops else base.compute_percent)
+    return Resources(tflops, percent, override.vram or base.vram)
 
 
 class PolicyInvalid(TfpolicyError):

@@ -62,6 +62,15 @@ def containers(template: Any) -> list[dict[str, Any]]:
     return [c for c in items if isinstance(c, dict)] if isinstance(items, list) else []
 
 
+def child_map(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]`` as a mapping; a missing or null one (Helm renders ``annotations:``)
+    is replaced by a new one."""
+    value = parent.get(key)
+    if not isinstance(value, dict):
+        value = parent[key] = {}
+    return value
+
+
 def gpu_usage(template: Any, gpus: GpuResources) -> Usage:
     """The GPU resources each container asks for, as written, in document order."""
     usage: Usage = {}
@@ -99,7 +108,7 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     meta = original.get("metadata")
     if not isinstance(meta, dict):
         return original, []
-    record = _pop_own(meta)
+    record, removed = _pop_own(meta)
     notes: list[Note] = []
     if record is not None:
         try:
@@ -108,27 +117,30 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
             path = ("metadata", "annotations", RECORD)
             return None, [Note(Severity.ERROR, "bad-record", f"cannot read {RECORD}: {exc}", path)]
         notes = _restore(original, restored)
-    if not meta:
+    if removed and not meta:
         del original["metadata"]
     return original, notes
 
 
-def _pop_own(meta: dict[str, Any]) -> Any:
-    """Drop the enabled label and every tensor-fusion.ai/ and tfpolicy.dev/ annotation."""
+def _pop_own(meta: dict[str, Any]) -> tuple[Any, bool]:
+    """Drop the enabled label and every tensor-fusion.ai/ and tfpolicy.dev/ annotation.
+
+    A map this empties goes too (a stage created it); one that was empty stays.
+    """
     found = meta.get("labels")
-    if isinstance(found, dict):
-        found.pop(ENABLED, None)
-        if not found:
-            del meta["labels"]
+    removed = isinstance(found, dict) and found.pop(ENABLED, None) is not None
+    if removed and not found:
+        del meta["labels"]
     notes = meta.get("annotations")
     if not isinstance(notes, dict):
-        return None
+        return None, removed
     record = notes.get(RECORD)
-    for key in [k for k in notes if isinstance(k, str) and k.startswith((TF, OWN))]:
+    own = [k for k in notes if isinstance(k, str) and k.startswith((TF, OWN))]
+    for key in own:
         del notes[key]
-    if not notes:
+    if own and not notes:
         del meta["annotations"]
-    return record
+    return record, removed or bool(own)
 
 
 def encode_record(usage: Usage) -> str:

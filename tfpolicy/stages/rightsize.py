@@ -24,6 +24,7 @@ from tfpolicy.stages.common import (
     Note,
     StageContext,
     Usage,
+    child_map,
     containers,
     encode_record,
     gpu_usage,
@@ -50,9 +51,9 @@ def target(
         **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
         **vendor, **cap, **_autoscale(settings), RECORD: encode_record(usage),
     }
-    meta = result.setdefault("metadata", {})
-    meta.setdefault("labels", {})[ENABLED] = "true"
-    meta.setdefault("annotations", {}).update(annotations)
+    meta = child_map(result, "metadata")
+    child_map(meta, "labels")[ENABLED] = "true"
+    child_map(meta, "annotations").update(annotations)
     return result, notes + cap_notes + vendor_notes
 
 

@@ -56,8 +56,8 @@ def _enforcement(kind: str) -> list[Note]:
     if kind in _COUNTED_KINDS:
         return []
     if kind == "Pod":
-        message = ("the webhook rejects a pod with enabled-replicas and no controller "
-                   "(reference §2.3)")
+        message = ("the webhook rejects a pod with enabled-replicas and no controller: "
+                   "it counts taken-over pods on the pod's owner")
         return [Note(Severity.ERROR, "enabled-replicas-bare-pod", message, _PATH)]
     label = "rollouts-pod-template-hash" if kind == "Rollout" else "no pod-template-hash"
     message = (f"enabled-replicas is written but not enforced on a {kind}: its pods carry "

@@ -11,8 +11,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from tfpolicy.findings import Severity
+from tfpolicy.gpu import MIG_PREFIX
 from tfpolicy.policy import Settings
-from tfpolicy.stages.common import ENABLED, TF, Note, StageContext
+from tfpolicy.stages.common import ENABLED, TF, Note, StageContext, child_map, gpu_usage
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
 
 ISOLATION = TF + "isolation"
@@ -22,9 +24,22 @@ def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
     result = copy.deepcopy(original)
-    meta = result.setdefault("metadata", {})
-    meta.setdefault("labels", {})[ENABLED] = "true"
+    meta = child_map(result, "metadata")
+    child_map(meta, "labels")[ENABLED] = "true"
     cap, notes = enabled_replicas(settings, ctx)
     wanted = {ISOLATION: "shared", **cap, **placement_annotations(settings)}
-    meta.setdefault("annotations", {}).update(wanted)
-    return result, notes
+    child_map(meta, "annotations").update(wanted)
+    return result, notes + _mig_slices(original, ctx)
+
+
+def _mig_slices(original: dict[str, Any], ctx: StageContext) -> list[Note]:
+    """Shared isolation takes a whole idle GPU per counted GPU; a MIG slice counts as one
+    (reference §2.2, §9.2), so a 1g.10gb slice becomes a full card."""
+    notes = []
+    for name, sections in gpu_usage(original, ctx.gpus).items():
+        for resource in {r for entries in sections.values() for r in entries}:
+            if resource.startswith(MIG_PREFIX):
+                message = (f"{resource} in container {name!r} becomes one whole GPU "
+                           "under isolation shared")
+                notes.append(Note(Severity.WARNING, "mig-whole-gpu", message))
+    return sorted(notes, key=lambda n: n.message)

@@ -32,7 +32,7 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str) -> str |
     """``text`` with ``edits`` applied, or ``None`` when its layout needs the fallback."""
     step = _indent_step(root)
     try:
-        patches = [_patch(text, root, edit, step, newline) for edit in edits]
+        patches = [p for edit in edits for p in _patch(text, root, edit, step, newline)]
     except _Unsupported:
         return None
     return _join(text, patches, newline)
@@ -52,7 +52,7 @@ def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
     return "".join(out)
 
 
-def _patch(text: str, root: yaml.Node, edit: Edit, step: int, newline: str) -> _Patch:
+def _patch(text: str, root: yaml.Node, edit: Edit, step: int, newline: str) -> list[_Patch]:
     parent = _walk(root, edit.path[:-1])
     key = edit.path[-1]
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
@@ -61,12 +61,31 @@ def _patch(text: str, root: yaml.Node, edit: Edit, step: int, newline: str) -> _
     if edit.op is Op.REMOVE:
         if pair is None:
             raise _Unsupported
-        return _remove(text, *pair)
+        return [_remove(text, *pair)]
+    if pair is not None and _is_null(pair[1]) and isinstance(edit.value, dict) and edit.value:
+        return _fill(text, *pair, edit.value, step, newline)
     if pair is not None:
-        return _replace(pair[1], edit.value)
+        return [_replace(pair[1], edit.value)]
     indent = parent.value[0][0].start_mark.column
     at = _after(text, parent.value[-1][1])
-    return _Patch(at, at, block(key, edit.value, indent, step, newline))
+    return [_Patch(at, at, block(key, edit.value, indent, step, newline))]
+
+
+def _is_null(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
+
+
+def _fill(text: str, key: yaml.Node, value: yaml.Node, new: dict[str, Any], step: int,
+          newline: str) -> list[_Patch]:
+    """``annotations:`` left empty (Helm renders that) becomes a block mapping under it."""
+    if value.start_mark.line != key.start_mark.line:
+        raise _Unsupported
+    indent = key.start_mark.column + step
+    entries = "".join(block(k, v, indent, step, newline) for k, v in new.items())
+    at = _after(text, value)
+    ending = "" if text.endswith("\n", 0, at) else newline
+    return [_Patch(value.start_mark.index, value.end_mark.index, ""),
+            _Patch(at, at, ending + entries)]
 
 
 def _walk(root: yaml.Node, path: Path) -> yaml.Node:
@@ -92,7 +111,7 @@ def _remove(text: str, key: yaml.Node, value: yaml.Node) -> _Patch:
 
 
 def _replace(value: yaml.Node, new: Any) -> _Patch:
-    if not isinstance(value, yaml.ScalarNode) or isinstance(new, dict | list):
+    if not isinstance(value, yaml.ScalarNode) or isinstance(new, dict | list) or _is_null(value):
         raise _Unsupported
     if value.start_mark.line != value.end_mark.line or value.style in ("|", ">"):
         raise _Unsupported
