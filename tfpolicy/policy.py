@@ -12,7 +12,7 @@ from tfpolicy.findings import Finding, Severity
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.schema import validate
 from tfpolicy.selectors import Selector
-from tfpolicy.workloads import TemplateKind, parse_template_path
+from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int, int]]
 
@@ -119,6 +119,27 @@ def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
         found.append(_error(message, file, line, col, _name_of(data)))
     if not found:
         found.extend(_quantity_errors(data, file, locate))
+        found.extend(_kind_errors(data, file, locate))
+    return found
+
+
+def _kind_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
+    """A kind no registry knows would silently match nothing: a typo must be an error."""
+    spec = data["spec"]
+    known = {k.kind for k in BUILTIN_KINDS} | {t["kind"] for t in spec.get("podTemplates", [])}
+    matches: list[tuple[tuple[str | int, ...], Any]] = [
+        (("spec", "match"), spec.get("match")), (("spec", "exclude"), spec.get("exclude")),
+    ]
+    matches += [(("spec", "workloads", i, "match"), w["match"])
+                for i, w in enumerate(spec.get("workloads", []))]
+    found = []
+    for path, match in matches:
+        for index, kind in enumerate((match or {}).get("kinds", [])):
+            if kind not in known:
+                line, col = locate((*path, "kinds", index))
+                message = (f"unknown kind {kind!r}: no pod templates known for it (add it to "
+                           f"podTemplates, or use one of {', '.join(sorted(known))})")
+                found.append(_error(message, file, line, col, _name_of(data)))
     return found
 
 

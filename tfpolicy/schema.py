@@ -80,7 +80,8 @@ def _message(error: jsonschema.ValidationError) -> str:
         choices = ", ".join(str(c) for c in schema["enum"])
         return f"{instance!r} is not one of: {choices}"
     if error.validator == "not" and isinstance(schema, dict):
-        return f"not allowed: {schema.get('description', 'forbidden value')}"
+        inner = error.validator_value if isinstance(error.validator_value, dict) else {}
+        return f"not allowed: {inner.get('description') or schema.get('description', 'forbidden')}"
     if error.validator in ("anyOf", "oneOf", "pattern") and "description" in schema:
         return f"{instance!r} is not {schema['description']}"
     return str(error.message)
