@@ -10,12 +10,14 @@ from collections.abc import Sequence
 import click
 
 from tfpolicy import __version__
+from tfpolicy.commands.admission import admission
 from tfpolicy.commands.apply import apply
 from tfpolicy.commands.argocd import argocd
 from tfpolicy.commands.check import check
 from tfpolicy.commands.fix import fix
 from tfpolicy.commands.krm import krm
 from tfpolicy.commands.kustomize import kustomize
+from tfpolicy.commands.plan import plan
 from tfpolicy.commands.validate import validate
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.policy import PolicyInvalid
@@ -24,6 +26,7 @@ from tfpolicy.render import text as render_text
 COMMANDS: dict[str, click.Command] = {
     "apply": apply, "check": check, "fix": fix, "validate": validate,
     "krm": krm, "kustomize": kustomize, "argocd": argocd,
+    "admission": admission, "plan": plan,
 }
 
 

@@ -1,0 +1,111 @@
+"""``tfpolicy plan``: the migration in steps, each proved to fit during its rollout (DESIGN §3–4).
+
+Reads everything first (policies, manifests, inventory, values) so bad input
+exits 2 with nothing written; then runs the pure plan, prints it, and with
+``--emit-policies DIR`` writes each step's policy file (``01-takeover-1.yaml``
+…), the GitOps commit per step. Exit 0 when every step fits, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from tfpolicy import yamlio
+from tfpolicy.commands.admission import cluster_webhook, read_documents
+from tfpolicy.config import find_config
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.inventory import load_inventory
+from tfpolicy.plan import (
+    DEFAULT_LADDER,
+    PlanInput,
+    admission_pools,
+    parse_ladder,
+    plan_steps,
+    run_plan,
+    step_documents,
+)
+from tfpolicy.plan.render import as_json
+from tfpolicy.plan.text import as_text
+from tfpolicy.scheduler import Inventory
+from tfpolicy.schema import validate
+from tfpolicy.sources import _policy_source, load_policy_set, read_text
+
+_DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
+
+
+@click.command()
+@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
+              help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
+@click.option("--inventory", required=True, type=click.Path(dir_okay=False),
+              help="GPU inventory: compact Inventory or `kubectl get gpupool,gpunode,gpu -o yaml`.")
+@click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
+@click.option("--namespaces", type=click.Path(dir_okay=False),
+              help="Namespace objects whose labels namespaceSelector reads.")
+@click.option("-n", "--namespace", default="default", show_default=True,
+              help="Namespace for manifests that name none.")
+@click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
+              help="The enabledReplicas ladder each stage climbs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--emit-policies", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Write each step's policy file to DIR.")
+@click.argument("paths", nargs=-1, type=click.Path())
+def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
+         namespace: str, steps: str, fmt: str, emit_policies: str | None,
+         paths: tuple[str, ...]) -> int:
+    """Plan the migration step by step and prove each step fits the inventory."""
+    ladder = parse_ladder(steps)
+    policy_docs, shown = _policy_documents(policies)
+    docs = read_documents(paths)
+    fleet = read_inventory(inventory)
+    webhook = cluster_webhook(values, namespaces, docs, admission_pools(fleet))
+    result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
+                                namespace, shown))
+    if emit_policies is not None:
+        _emit(Path(emit_policies), policy_docs, ladder)
+    sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
+    return ExitCode.OK if result.fits else ExitCode.FINDINGS
+
+
+def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
+    """The raw, schema-valid policy documents (validation raises: exit 2)."""
+    given, base = list(refs), Path(".")
+    config = None if refs else find_config(Path.cwd())
+    if config is not None:
+        given, base = list(config.policies), config.base
+    load_policy_set(given, base)
+    docs: list[Mapping[str, Any]] = []
+    for ref in given:
+        file, text = _policy_source(ref, base)
+        docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
+    return docs, ", ".join(given)
+
+
+def read_inventory(path: str) -> Inventory:
+    """An inventory file; a compact one is checked against its schema first."""
+    docs = yamlio.load_all(read_text(path), file=path)
+    if len(docs) == 1 and isinstance(docs[0], Mapping) and docs[0].get("kind") == "Inventory":
+        problems = validate(docs[0], "inventory")
+        if problems:
+            first = problems[0]
+            raise TfpolicyError(f"{first.message} ({first.json_path})", file=path)
+    try:
+        return load_inventory(docs)
+    except TfpolicyError as exc:
+        raise exc.located(path) from None
+
+
+def _emit(folder: Path, docs: list[Mapping[str, Any]], ladder: tuple[int | str, ...]) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise TfpolicyError("--emit-policies: not a directory", file=str(folder))
+    folder.mkdir(parents=True, exist_ok=True)
+    for step in plan_steps(docs, ladder):
+        header = (f"# tfpolicy plan, step {step.number:02d} ({step.name}): commit this file "
+                  "as the migration policy once the previous step is rolled out.\n")
+        text = header + yamlio.dump_documents(step_documents(docs, step))
+        (folder / f"{step.number:02d}-{step.name}.yaml").write_text(text, encoding="utf-8")

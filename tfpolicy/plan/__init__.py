@@ -1,0 +1,40 @@
+"""``tfpolicy plan``'s core: manifests → per-step pods via admission → scheduler proof (DESIGN §4).
+
+Pure: documents, policy documents, an inventory and the webhook configuration
+in; a :class:`Plan` of step reports out. Entry points: :func:`run_plan`,
+:func:`parse_ladder`, :func:`plan_steps`, :func:`step_documents`,
+:func:`admission_pools`; :mod:`tfpolicy.plan.render` prints a plan as text or
+as the documented JSON.
+"""
+
+from tfpolicy.plan.ladder import (
+    DEFAULT_LADDER,
+    Rung,
+    Step,
+    parse_ladder,
+    plan_steps,
+    step_documents,
+)
+from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport, Summary
+from tfpolicy.plan.simulate import PlanInput, run_plan
+from tfpolicy.plan.units import Document
+from tfpolicy.plan.webhook import admission_pools
+
+__all__ = [
+    "DEFAULT_LADDER",
+    "Document",
+    "Misfit",
+    "Plan",
+    "PlanInput",
+    "PodCounts",
+    "Rung",
+    "Status",
+    "Step",
+    "StepReport",
+    "Summary",
+    "admission_pools",
+    "parse_ladder",
+    "plan_steps",
+    "run_plan",
+    "step_documents",
+]

@@ -1,0 +1,91 @@
+"""``tfpolicy admission``'s core: every pod template of the manifests through the webhook.
+
+Pure: documents in, one record per pod template out, with the admitted Pod
+(or the error), the changes, the allocation request and how many of the
+workload's pods the webhook takes over under ``enabled-replicas`` (§2.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
+from tfpolicy.admission import taken_over as count_taken_over
+from tfpolicy.edits import Path, get_path
+from tfpolicy.plan.pods import enabled_replicas_cap
+from tfpolicy.plan.units import Document, objects, template_label
+from tfpolicy.workloads import Registry, replicas_of
+
+_TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    file: str
+    path: Path  # of the template, from the document root
+    kind: str
+    namespace: str
+    name: str
+    template: str  # "" for a single template, else e.g. "Worker"
+    index: int  # the template's index within its object
+    replicas: int | None  # None: one per node (DaemonSet)
+    taken_over: int | None
+    admission: Admission
+
+    @property
+    def key(self) -> str:
+        base = f"{self.kind}/{self.namespace}/{self.name}"
+        return f"{base}/{self.template}" if self.template else base
+
+    @property
+    def file_name(self) -> str:
+        suffix = f"_{self.index}" if self.template else ""
+        return f"{self.namespace}_{self.kind}_{self.name}{suffix}.yaml"
+
+
+def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> list[Admitted]:
+    registry = Registry()
+    return [item for doc in docs for item in _admit_doc(doc, registry, webhook, namespace)]
+
+
+def _admit_doc(doc: Document, registry: Registry, webhook: WebhookConfig,
+               namespace: str) -> Iterator[Admitted]:
+    for base, obj in objects(doc.data):
+        paths = registry.templates(obj)
+        for index, path in enumerate(paths):
+            yield _admit_one(doc.file, obj, base, path, index if len(paths) > 1 else None,
+                             webhook, namespace)
+
+
+def _admit_one(file: str, obj: Mapping[str, Any], base: Path, path: Path, index: int | None,
+               webhook: WebhookConfig, namespace: str) -> Admitted:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
+    ns = str(meta.get("namespace") or namespace)
+    replicas = replicas_of(obj, path)
+    ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook)
+    template = get_path(obj, path)
+    admission = admit(template, ctx)
+    taken = None
+    if admission.decision in _TAKEN and replicas is not None:
+        taken = count_taken_over(replicas, enabled_replicas_cap(template),
+                                 pod_template_hash=ctx.has_pod_template_hash)
+    label = template_label(path) if index is not None else ""
+    return Admitted(file, base + path, kind, ns, name, label, index or 0, replicas, taken,
+                    admission)
+
+
+def namespace_labels(docs: list[Document]) -> dict[str, dict[str, str]]:
+    """Labels of the Namespace objects among ``docs`` (for ``namespaceSelector``, §3.2)."""
+    found: dict[str, dict[str, str]] = {}
+    for doc in docs:
+        for _, obj in objects(doc.data):
+            meta = obj.get("metadata")
+            if obj.get("kind") == "Namespace" and isinstance(meta, Mapping) and meta.get("name"):
+                labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+                assert isinstance(labels, Mapping)
+                found[str(meta["name"])] = {str(k): str(v) for k, v in labels.items()}
+    return found

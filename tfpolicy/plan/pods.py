@@ -1,0 +1,113 @@
+"""One unit's pods in one step: admitted as the webhook would, then turned into requests.
+
+The first ``taken_over`` pods of the revision become TensorFusion pods; the
+rest are admitted unmutated (reference §2.3). Two admissions per unit are
+enough: one under the cap, one over it. An unmutated pod whose template
+has no GPU left (a rightsize template under ``enabled-replicas``: the
+native limits are gone) runs without any GPU — counted as ``no_gpu`` and
+warned about, since that pod would start and fail on the GPU it expects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
+from tfpolicy.admission import taken_over as count_taken_over
+from tfpolicy.admission.keys import ENABLED_REPLICAS
+from tfpolicy.plan.bridge import ISOLATION, native_request, tf_request
+from tfpolicy.plan.units import Unit
+from tfpolicy.scheduler import PodRequest
+
+_TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPods:
+    """What one unit runs in a step; ``error`` set when the webhook rejects its pods."""
+
+    pods: tuple[PodRequest, ...] = ()
+    tensor_fusion: int = 0
+    native: int = 0
+    no_gpu: int = 0
+    error: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+def unit_pods(unit: Unit, template: Mapping[str, Any], step: int,
+              webhook: WebhookConfig) -> UnitPods:
+    """Admit ``unit.replicas`` pods of ``template``; pods are named ``<unit>-s<step>-<i>``."""
+    ctx = AdmissionContext(unit.namespace, unit.name, owner_kind=unit.kind,
+                           replicas=unit.replicas, webhook=webhook)
+    first = admit(template, ctx)
+    if first.rejected:
+        return UnitPods(error=first.error)
+    taken = _taken(first, template, ctx, unit.replicas)
+    rest = first
+    if 0 < taken < unit.replicas:
+        rest = admit(template, replace(ctx, taken_over=taken))
+    if rest.rejected:
+        return UnitPods(error=rest.error)
+    return _pods(unit, step, first, rest, taken, webhook)
+
+
+def _taken(first: Admission, template: Mapping[str, Any], ctx: AdmissionContext,
+           replicas: int) -> int:
+    if first.decision not in _TAKEN:
+        return 0
+    return count_taken_over(replicas, enabled_replicas_cap(template),
+                            pod_template_hash=ctx.has_pod_template_hash)
+
+
+def enabled_replicas_cap(template: Mapping[str, Any]) -> int | None:
+    annotations = (template.get("metadata") or {}).get("annotations") or {}
+    value = annotations.get(ENABLED_REPLICAS)
+    try:
+        return None if value is None else int(str(value))
+    except ValueError:
+        return None  # the webhook rejects it; admit already said so
+
+
+def _pods(unit: Unit, step: int, first: Admission, rest: Admission, taken: int,
+          webhook: WebhookConfig) -> UnitPods:
+    pods: list[PodRequest] = []
+    native = no_gpu = 0
+    for i in range(unit.replicas):
+        name = f"{pod_prefix(unit)}-s{step}-{i}"
+        if i < taken and first.allocation is not None:
+            pods.append(tf_request(name, unit.key, first.allocation))
+            continue
+        request = _unmutated(name, unit, rest, webhook)
+        native += request is not None
+        no_gpu += request is None
+        if request is not None:
+            pods.append(request)
+    return UnitPods(tuple(pods), len(pods) - native, native, no_gpu,
+                    warnings=_warnings(unit, first, no_gpu))
+
+
+def _unmutated(name: str, unit: Unit, admission: Admission,
+               webhook: WebhookConfig) -> PodRequest | None:
+    if admission.decision in _TAKEN and admission.allocation is not None:
+        return tf_request(name, unit.key, admission.allocation)
+    assert admission.pod is not None
+    return native_request(name, unit.namespace, unit.key, admission.pod, webhook.resources)
+
+
+def _warnings(unit: Unit, first: Admission, no_gpu: int) -> tuple[str, ...]:
+    found = []
+    if no_gpu:
+        found.append(f"{unit.key}: {no_gpu} of {unit.replicas} pods over enabled-replicas are "
+                     "admitted unmutated with no GPU left in the template: they run without a GPU")
+    if first.allocation is not None and first.allocation.isolation not in ISOLATION:
+        found.append(f"{unit.key}: isolation {first.allocation.isolation} is placed as soft; "
+                     "partitions are not simulated")
+    return tuple(found)
+
+
+def pod_prefix(unit: Unit) -> str:
+    """Unique per unit, readable in a diagnosis: ``deployment-llama-8b-vllm``."""
+    tail = unit.key.split("/", 3)[3:]
+    return "-".join([unit.kind.lower(), unit.name, *tail])

@@ -1,0 +1,88 @@
+"""What a plan reports: per step, the fit proof or the first misfit; the end, GPUs and cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from tfpolicy.scheduler import GpuLimits, PoolUsage, Unschedulable, Usage
+
+
+class Status(Enum):
+    FITS = "fits"
+    DOES_NOT_FIT = "does-not-fit"
+    NOT_RUN = "not-run"  # an earlier step did not fit: the plan stops there
+
+
+@dataclass(frozen=True, slots=True)
+class Misfit:
+    """A pod that does not fit (with the FitError-like diagnosis) or that the webhook rejects."""
+
+    workload: str
+    pod: str
+    message: str
+    diagnosis: Unschedulable | None = None
+    old_running: int = 0
+    new_running: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PodCounts:
+    tensor_fusion: int = 0
+    device_plugin: int = 0
+    no_gpu: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepReport:
+    number: int
+    name: str
+    stage: str
+    rung: str
+    status: Status
+    rolled: tuple[str, ...] = ()  # workloads whose pods are replaced in this step
+    pods: PodCounts = PodCounts()
+    unschedulable: tuple[Misfit, ...] = ()
+    usage: Usage | None = None  # after the step
+    nodes_in_use: int = 0
+    pools: tuple[PoolUsage, ...] = ()
+    oversubscribed: tuple[GpuLimits, ...] = ()
+    warnings: tuple[str, ...] = ()
+    policies: tuple[dict[str, object], ...] = ()  # the step's MigrationPolicy documents
+
+    @property
+    def fits(self) -> bool:
+        return self.status is Status.FITS
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """GPUs and nodes in use (any GPU not idle), and their cost in micro-USD per hour."""
+
+    gpus_before: int
+    gpus_after: int
+    nodes_before: int
+    nodes_after: int
+    cost_before: int
+    cost_after: int
+    gpus_total: int
+    nodes_total: int
+
+    @property
+    def gpus_freed(self) -> int:
+        return self.gpus_before - self.gpus_after
+
+    @property
+    def nodes_freed(self) -> int:
+        return self.nodes_before - self.nodes_after
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    start: StepReport
+    steps: tuple[StepReport, ...]
+    summary: Summary
+
+    @property
+    def fits(self) -> bool:
+        return self.start.fits and all(s.fits for s in self.steps)

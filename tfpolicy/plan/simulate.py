@@ -1,0 +1,146 @@
+"""The plan's loop: place today's pods, then roll each step on the same ledger (DESIGN §4).
+
+One ledger is carried from the start through every step, so a step starts
+from exactly what the previous one left. A workload rolls in a step only
+when its template changes. The plan stops at the first step that does not
+fit (or whose pods the webhook rejects); later steps are reported not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tfpolicy.admission import WebhookConfig
+from tfpolicy.engine import PolicySet
+from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
+from tfpolicy.plan.pods import UnitPods, unit_pods
+from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
+from tfpolicy.plan.summary import failure_misfit, report_after, summarize
+from tfpolicy.plan.templates import step_templates
+from tfpolicy.plan.units import Document, Unit, template_at, units_of
+from tfpolicy.scheduler import (
+    FastAllocator,
+    Inventory,
+    Ledger,
+    Transition,
+    place_pods,
+    simulate_step,
+)
+from tfpolicy.stages.common import ENABLED, is_gpu_workload, labels_of
+
+
+@dataclass(frozen=True, slots=True)
+class PlanInput:
+    documents: tuple[Document, ...]
+    policies: tuple[Mapping[str, Any], ...]  # schema-valid MigrationPolicy documents
+    inventory: Inventory
+    webhook: WebhookConfig
+    ladder: tuple[Rung, ...]
+    namespace: str = "default"
+    file: str = "<plan>"  # shown as the policies' file in engine findings
+
+
+@dataclass
+class _State:
+    """What runs now, per unit: its template and its pods."""
+
+    templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    pods: dict[str, UnitPods] = field(default_factory=dict)
+
+
+def run_plan(given: PlanInput) -> Plan:
+    docs, policies = list(given.documents), [dict(p) for p in given.policies]
+    units = gpu_units(docs, policy_set(policies, given.file), given)
+    allocator = FastAllocator(Ledger(given.inventory))
+    state = _State()
+    start = _start(docs, units, allocator, state, given)
+    reports, stopped = [], not start.fits
+    for step in plan_steps(policies, given.ladder):
+        if stopped:
+            reports.append(StepReport(step.number, step.name, step.stage, _rung(step),
+                                      Status.NOT_RUN))
+            continue
+        report = _step(step, docs, units, allocator, state, given)
+        reports.append(report)
+        stopped = not report.fits
+    return Plan(start, tuple(reports), summarize(start, reports, allocator.ledger))
+
+
+def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
+    """Templates that ask for a GPU, or are TensorFusion pods already."""
+    daemon = len(given.inventory.nodes)
+    return [u for u in units_of(docs, policies.registry, given.namespace, daemon)
+            if _uses_gpu(template_at(docs[u.doc], u.path), policies)]
+
+
+def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
+    return is_gpu_workload(template, policies.gpus) or labels_of(template).get(ENABLED) == "true"
+
+
+def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, state: _State,
+           given: PlanInput) -> StepReport:
+    rejected = []
+    for unit in units:
+        template = template_at(docs[unit.doc], unit.path)
+        pods = unit_pods(unit, template, 0, given.webhook)
+        state.templates[unit.key], state.pods[unit.key] = template, pods
+        if pods.error:
+            rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
+    placed = place_pods(allocator, [p for u in units for p in state.pods[u.key].pods])
+    misfits = tuple(rejected) + tuple(failure_misfit(f) for f in placed)
+    status = Status.DOES_NOT_FIT if misfits else Status.FITS
+    return report_after(StepReport(0, "start", "", "", status, (), _counts(state), misfits,
+                                   warnings=_warnings(state)), allocator.ledger)
+
+
+def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAllocator,
+          state: _State, given: PlanInput) -> StepReport:
+    documents = step_documents(list(given.policies), step)
+    templates, messages = step_templates(docs, units, policy_set(documents, given.file),
+                                         given.namespace)
+    transitions, rejected = [], []
+    for unit in units:
+        template = templates[unit.key]
+        if template == state.templates[unit.key]:
+            continue
+        pods = unit_pods(unit, template, step.number, given.webhook)
+        if pods.error:
+            rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
+            continue
+        old = state.pods[unit.key].pods
+        transitions.append(Transition(unit.key, unit.kind, unit.replicas, old, pods.pods,
+                                      unit.strategy))
+        state.templates[unit.key], state.pods[unit.key] = template, pods
+    base = StepReport(step.number, step.name, step.stage, _rung(step), Status.FITS,
+                      tuple(t.workload for t in transitions), _counts(state), (),
+                      warnings=messages + _warnings(state), policies=tuple(documents))
+    return _simulate(base, transitions, tuple(rejected), allocator)
+
+
+def _simulate(base: StepReport, transitions: list[Transition], rejected: tuple[Misfit, ...],
+              allocator: FastAllocator) -> StepReport:
+    if rejected:
+        return report_after(replace(base, status=Status.DOES_NOT_FIT, unschedulable=rejected),
+                            allocator.ledger)
+    result = simulate_step(allocator, transitions)
+    if result.failure is None:
+        return report_after(base, allocator.ledger)
+    return report_after(replace(base, status=Status.DOES_NOT_FIT,
+                                unschedulable=(failure_misfit(result.failure),)),
+                        allocator.ledger)
+
+
+def _counts(state: _State) -> PodCounts:
+    pods = state.pods.values()
+    return PodCounts(sum(p.tensor_fusion for p in pods), sum(p.native for p in pods),
+                     sum(p.no_gpu for p in pods))
+
+
+def _warnings(state: _State) -> tuple[str, ...]:
+    return tuple(sorted({w for p in state.pods.values() for w in p.warnings}))
+
+
+def _rung(step: Step) -> str:
+    return "" if step.rung is None else str(step.rung)

@@ -1,0 +1,94 @@
+"""A plan as text: one block per step, then the summary (same facts as the JSON)."""
+
+from __future__ import annotations
+
+from tfpolicy.plan.records import Plan, Status, StepReport, Summary
+from tfpolicy.scheduler import PoolUsage, Usage
+
+_MIB_PER_GIB = 1024
+_SHOWN = 10
+
+
+def as_text(plan: Plan) -> str:
+    """Warnings are printed at the first step that has them (the JSON repeats them per step)."""
+    lines, seen = [_header(plan)], set[str]()
+    for step in (plan.start, *plan.steps):
+        lines.extend(_step(step, seen))
+        seen.update(step.warnings)
+    lines.extend(_summary(plan.summary))
+    return "\n".join(lines) + "\n"
+
+
+def _header(plan: Plan) -> str:
+    s = plan.summary
+    verdict = "every step fits" if plan.fits else "a step does not fit"
+    return (f"plan: {len(plan.steps)} steps on {s.gpus_total} GPUs in {s.nodes_total} nodes: "
+            f"{verdict}")
+
+
+def _title(step: StepReport) -> str:
+    label = "start (the manifests as they are)" if step.number == 0 else (
+        f"step {step.number:02d} {step.name}")
+    return f"{label}: {step.status.value}"
+
+
+def _step(step: StepReport, seen: set[str]) -> list[str]:
+    lines = ["", _title(step)]
+    if step.status is Status.NOT_RUN:
+        return lines
+    if step.rolled:
+        more = f", … ({len(step.rolled) - _SHOWN} more)" if len(step.rolled) > _SHOWN else ""
+        lines.append(f"  rolls {len(step.rolled)} workloads: "
+                     f"{', '.join(step.rolled[:_SHOWN])}{more}")
+    pods = step.pods
+    lines.append(f"  pods: {pods.tensor_fusion} TensorFusion, {pods.device_plugin} device plugin"
+                 + (f", {pods.no_gpu} with no GPU" if pods.no_gpu else ""))
+    lines.append(f"  GPUs: {_usage(step.usage)}; nodes in use {step.nodes_in_use}")
+    lines.extend(f"  pool {_pool(p)}" for p in step.pools)
+    lines.extend(f"  limits oversubscribed: GPU {g.gpu} TFLOPS {_t(g.limit_tflops)}/"
+                 f"{_t(g.virtual_tflops)}, VRAM {_g(g.limit_vram)}/{_g(g.virtual_vram)} GiB"
+                 for g in step.oversubscribed[:5])
+    if len(step.oversubscribed) > 5:
+        lines.append(f"  … and {len(step.oversubscribed) - 5} more oversubscribed GPUs")
+    for misfit in step.unschedulable:
+        pod = f"pod {misfit.pod} of " if misfit.pod else ""
+        lines.append(f"  does not fit: {pod}{misfit.workload}: {misfit.message}")
+        if misfit.diagnosis is not None:
+            lines.append(f"    during its rollout: {misfit.old_running} old pods still running, "
+                         f"{misfit.new_running} new pods placed")
+    lines.extend(f"  warning: {w}" for w in step.warnings if w not in seen)
+    return lines
+
+
+def _usage(used: Usage | None) -> str:
+    if used is None:
+        return "-"
+    t = used.total
+    return f"{t.device_plugin} device plugin, {t.tensor_fusion} TensorFusion, {t.idle} idle"
+
+
+def _t(milli: int) -> str:
+    return f"{milli / 1000:g}"
+
+
+def _g(mib: int) -> str:
+    return f"{mib / _MIB_PER_GIB:g}"
+
+
+def _pool(p: PoolUsage) -> str:
+    flag = " (limits oversubscribed)" if p.oversubscribed else ""
+    return (f"{p.pool}: requested TFLOPS {_t(p.requested_tflops)}/{_t(p.tflops)}, "
+            f"VRAM {_g(p.requested_vram)}/{_g(p.vram)} GiB; limits TFLOPS {_t(p.limit_tflops)}/"
+            f"{_t(p.virtual_tflops)}, VRAM {_g(p.limit_vram)}/{_g(p.virtual_vram)} GiB{flag}")
+
+
+def _summary(s: Summary) -> list[str]:
+    return ["", "summary:",
+            f"  GPUs in use: {s.gpus_before} → {s.gpus_after} ({s.gpus_freed} freed)",
+            f"  nodes in use: {s.nodes_before} → {s.nodes_after} ({s.nodes_freed} freed)",
+            f"  cost per hour of the GPUs in use: ${s.cost_before / 1e6:.2f} → "
+            f"${s.cost_after / 1e6:.2f} ({_delta(s.cost_before - s.cost_after)})"]
+
+
+def _delta(saved: int) -> str:
+    return f"${saved / 1e6:.2f} saved" if saved >= 0 else f"${-saved / 1e6:.2f} more"

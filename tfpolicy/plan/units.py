@@ -1,0 +1,129 @@
+"""The GPU workloads of the manifests, one unit per pod template (DESIGN §1 "Pod templates").
+
+A unit knows its owner (kind, namespace, name), where its template sits in
+its document, how many pods it runs and how its controller rolls them
+(`spec.strategy` / `spec.updateStrategy`). A DaemonSet runs one pod per
+node of the inventory; per-node pinning is not simulated.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tfpolicy.edits import Path, get_path
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
+from tfpolicy.workloads import Registry, replicas_of
+
+_INT_OR_PERCENT = re.compile(r"^[0-9]+%$")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One parsed manifest document and where it came from."""
+
+    file: str
+    index: int
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    key: str  # Kind/namespace/name[/template]
+    kind: str
+    namespace: str
+    name: str
+    doc: int  # index into the plan's documents
+    path: Path  # of the template, from the document root
+    replicas: int
+    strategy: Strategy | None
+
+
+def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+    """The document itself, or each item of a ``kind: List`` (as the engine reads them)."""
+    if not isinstance(data, Mapping):
+        return
+    if data.get("kind") == "List" and isinstance(data.get("items"), list):
+        for index, item in enumerate(data["items"]):
+            if isinstance(item, Mapping):
+                yield ("items", index), item
+    else:
+        yield (), data
+
+
+def units_of(docs: list[Document], registry: Registry, namespace: str,
+             daemon_replicas: int) -> list[Unit]:
+    """Every pod template of every object, in document order."""
+    found = []
+    for number, doc in enumerate(docs):
+        for base, obj in objects(doc.data):
+            paths = registry.templates(obj)
+            for path in paths:
+                found.append(_unit(obj, number, base, path, len(paths) > 1, namespace,
+                                   daemon_replicas, doc.file))
+    return found
+
+
+def _unit(obj: Mapping[str, Any], doc: int, base: Path, path: Path, many: bool, namespace: str,
+          daemon_replicas: int, file: str) -> Unit:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
+    ns = str(meta.get("namespace") or namespace)
+    key = f"{kind}/{ns}/{name}" + (f"/{template_label(path)}" if many else "")
+    replicas = replicas_of(obj, path)
+    return Unit(key, kind, ns, name, doc, base + path,
+                daemon_replicas if replicas is None else replicas, strategy_of(obj, file))
+
+
+def template_label(path: Path) -> str:
+    """A short name for one of several templates: ``Worker``, ``workerGroupSpecs-0``."""
+    parts = [p for p in path if p not in ("spec", "template")]
+    if not parts:
+        return "pod"
+    if isinstance(parts[-1], str):
+        return parts[-1]
+    return "-".join(str(p) for p in parts[-2:])
+
+
+def template_at(doc: Document, path: Path) -> dict[str, Any]:
+    found = get_path(doc.data, path)
+    assert isinstance(found, dict)
+    return found
+
+
+def strategy_of(obj: Mapping[str, Any], file: str) -> Strategy | None:
+    """The rollout strategy the manifest asks for; None: the kind's default."""
+    kind = str(obj.get("kind", ""))
+    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    if kind in ("Deployment", "Rollout"):
+        raw = spec.get("strategy")
+        if isinstance(raw, Mapping) and raw.get("type") == "Recreate":
+            return Strategy(StrategyType.RECREATE)
+        return _rolling(raw, default_strategy(kind), file)
+    if kind == "DaemonSet":
+        return _rolling(spec.get("updateStrategy"), default_strategy(kind), file)
+    return None
+
+
+def _rolling(raw: Any, default: Strategy, file: str) -> Strategy:
+    rolling = raw.get("rollingUpdate") if isinstance(raw, Mapping) else None
+    if not isinstance(rolling, Mapping):
+        return default
+    return Strategy(default.type,
+                    _int_or_percent(rolling.get("maxSurge", default.max_surge), file),
+                    _int_or_percent(rolling.get("maxUnavailable", default.max_unavailable), file),
+                    default.round_up_unavailable)
+
+
+def _int_or_percent(value: Any, file: str) -> int | str:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and _INT_OR_PERCENT.match(value):
+        return value
+    raise TfpolicyError(f"rollingUpdate value {value!r} is not an int or a percentage",
+                        file=file)
