@@ -1,4 +1,4 @@
-"""The CMP ``generate`` command exactly as ``plugins/argocd/plugin.yaml`` declares it (hosts.md §3)."""
+"""The CMP ``generate`` command exactly as plugins/argocd/plugin.yaml declares it (hosts.md §3)."""
 
 from __future__ import annotations
 

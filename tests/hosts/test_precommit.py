@@ -1,0 +1,130 @@
+"""The hooks of ``.pre-commit-hooks.yaml`` under the real ``pre-commit try-repo`` (hosts.md §4).
+
+try-repo installs the hook repo with pip from a clone at HEAD, so the tests
+first snapshot the working tree into a throw-away git repo. pre-commit's
+cache (``PRE_COMMIT_HOME``) is shared by the session: pip runs once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from hostlib import BIN, EXAMPLES, ROOT, host_env, run, snapshot
+
+HOOKS = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+MANIFESTS = ("llm-server.yaml", "batch-jobs.yaml", "opted-out.yaml", "monitoring.yaml")
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                   cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The working tree's files (tracked and new, not ignored) committed in a fresh repo."""
+    dest = tmp_path_factory.mktemp("hook-repo")
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
+                            check=True, capture_output=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source, target = ROOT / name, dest / name
+        if source.is_symlink() or source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+    _git(dest, "init", "-q")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-qm", "snapshot")
+    return dest
+
+
+@pytest.fixture(scope="session")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return host_env(PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")))
+
+
+def _manifest_repo(tmp: Path, *extra: tuple[str, str]) -> Path:
+    repo = tmp / "manifests"
+    (repo / "apps").mkdir(parents=True)
+    for name in MANIFESTS:
+        shutil.copyfile(EXAMPLES / name, repo / "apps" / name)
+    (repo / "chart" / "templates").mkdir(parents=True)
+    (repo / "chart" / "templates" / "deployment.yaml").write_text(
+        "spec:\n  replicas: {{ .Values.replicas }}\n  gpu: nvidia.com/gpu\n")
+    (repo / "kustomization.yaml").write_text("resources: [apps/llm-server.yaml]\n")
+    (repo / ".tfpolicy.yaml").write_text("policies: [takeover]\n")
+    for name, text in extra:
+        (repo / name).write_text(text)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "manifests")
+    return repo
+
+
+def _try(hook_repo: Path, repo: Path, env: dict[str, str], hook: str) -> tuple[int, str]:
+    done = run([str(BIN / "pre-commit"), "try-repo", str(hook_repo), hook, "--all-files"],
+               repo, env)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_hook_definitions_need_no_args() -> None:
+    assert set(HOOKS) == {"tfpolicy-fix", "tfpolicy-check", "tfpolicy-validate"}
+    for hook in HOOKS.values():
+        assert hook["language"] == "python" and hook["require_serial"] is True
+        assert "args" not in hook
+    assert HOOKS["tfpolicy-fix"]["types_or"] == ["yaml", "json"]
+
+
+def test_fix_then_check(hook_repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    repo = _manifest_repo(tmp_path)
+    before = snapshot(repo)
+    code, out = _try(hook_repo, repo, env, "tfpolicy-check")
+    assert code == 1, out
+    assert "would" in out and snapshot(repo) == before  # check never writes
+    code, out = _try(hook_repo, repo, env, "tfpolicy-fix")
+    assert code == 1, out
+    assert "Fixing apps/llm-server.yaml" in out and "Fixing apps/batch-jobs.yaml" in out
+    after = snapshot(repo)
+    changed = {name for name in before if before[name] != after[name]}
+    assert changed == {"apps/llm-server.yaml", "apps/batch-jobs.yaml"}
+    text = after["apps/llm-server.yaml"].decode()
+    assert text.startswith("# Rendered with:") and "tensor-fusion.ai/enabled" in text
+    assert text.count("#") == before["apps/llm-server.yaml"].decode().count("#")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-fix")
+    assert code == 0, out
+    assert snapshot(repo) == after
+    code, out = _try(hook_repo, repo, env, "tfpolicy-check")
+    assert code == 0, out
+
+
+def test_helm_template_syntax_is_reported(hook_repo: Path, env: dict[str, str],
+                                         tmp_path: Path) -> None:
+    """Outside templates/ (which the hooks exclude), unrendered Helm is one located error."""
+    bad = ("values-gpu.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}"
+           "\nspec:\n  containers:\n  - name: a\n    resources: {limits: {nvidia.com/gpu: 1}}\n")
+    repo = _manifest_repo(tmp_path, bad)
+    before = snapshot(repo)
+    code, out = _try(hook_repo, repo, env, "tfpolicy-fix")
+    assert code != 0
+    errors = [line for line in out.splitlines() if "error:" in line]
+    assert errors == [line for line in errors if line.startswith("values-gpu.yaml:4:")]
+    assert len(errors) == 1 and "Helm template" in errors[0] and "Traceback" not in out
+    assert snapshot(repo) == before
+
+
+def test_validate(hook_repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    policy = ("gpu-policy.yaml", "apiVersion: tfpolicy.dev/v1alpha1\nkind: MigrationPolicy\n"
+              "metadata: {name: p}\nspec: {stage: takeover}\n")
+    repo = _manifest_repo(tmp_path, policy)
+    (repo / ".tfpolicy.yaml").write_text("policies: [gpu-policy.yaml, rollback]\n")
+    _git(repo, "commit", "-qam", "use the policy file")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
+    assert code == 0, out
+    (repo / "gpu-policy.yaml").write_text(policy[1].replace("takeover", "sideways"))
+    _git(repo, "commit", "-qam", "break it")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
+    assert code == 1 and "exit code: 2" in out, out  # pre-commit's own exit is 1
+    assert "gpu-policy.yaml:4:" in out and "sideways" in out
