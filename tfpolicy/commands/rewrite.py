@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from tfpolicy import yamlio
+from tfpolicy.admission import webhook_traps
 from tfpolicy.commands.common import Run
-from tfpolicy.edits import Edit, format_path
+from tfpolicy.edits import Edit, format_path, get_path
 from tfpolicy.engine import Change
-from tfpolicy.findings import Finding, Severity
+from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.pipeline import transform
+from tfpolicy.plan.units import objects
 from tfpolicy.sources import STDIN, manifest_files, read_text
 
 BOM = b"\xef\xbb\xbf"
+TF_DOMAIN = "tensor-fusion.ai/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +71,43 @@ def summarize(change: Change) -> str:
         else:
             parts.append(f"{op} {len(edits)} keys of {format_path(parent)}")
     return "; ".join(parts)
+
+
+# The engine already reports these for the templates it owns; keep one warning, not two.
+_ENGINE_TWIN = {"webhook-enabled-replicas-not-enforced": "enabled-replicas-not-enforced",
+                "webhook-enabled-replicas-no-owner": "enabled-replicas-bare-pod"}
+
+
+def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> list[Finding]:
+    """Webhook traps (reference §9) in what ``fix`` would leave, located at each template.
+
+    Evaluated on the rewritten text, so a template tfpolicy rewrites is judged
+    as tfpolicy writes it, and only hand-written traps remain.
+    """
+    known = {(f.resource, f.rule) for f in engine}
+    found = [f for r in rewrites for f in _file_traps(r, run)]
+    return [f for f in found if (f.resource, _ENGINE_TWIN.get(f.rule)) not in known]
+
+
+def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
+    markers = (*run.policies.markers(), TF_DOMAIN)
+    found: list[Finding] = []
+    for raw in yamlio.split_documents(rewrite.text):
+        if not any(marker in raw.text for marker in markers):
+            continue
+        parsed = yamlio.parse_document(raw.text, file=rewrite.path, line=raw.line)
+        for base, obj in objects(parsed.data):
+            for path in run.policies.registry.templates(obj):
+                line, column = yamlio.locate(parsed.node, base + path)
+                where = {"resource": _ref(obj, run.options.namespace), "file": rewrite.path,
+                         "line": raw.line + line + 1, "column": column + 1}
+                found.extend(t.finding(**where) for t in webhook_traps(
+                    get_path(obj, path), str(obj.get("kind", "")), resources=run.policies.gpus))
+    return found
+
+
+def _ref(obj: Mapping[str, Any], namespace: str) -> ResourceRef:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
+                       str(meta.get("name", "")), str(meta.get("namespace") or ""))
