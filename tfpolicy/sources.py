@@ -5,6 +5,7 @@ Nothing here writes; writing lives in ``tfpolicy.output``.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from importlib import resources
@@ -63,8 +64,7 @@ def _policy_source(ref: str, base: Path) -> tuple[str, str]:
     """(display name, text) of a policy given by path or built-in name."""
     candidate = Path(ref) if Path(ref).is_absolute() else base / ref
     if candidate.exists() or "/" in ref or ref.endswith((".yaml", ".yml")):
-        shown = ref if Path(ref).is_absolute() or base == Path(".") else str(candidate)
-        return shown, read_text(str(candidate))
+        return _shown(ref, candidate), read_text(str(candidate))
     if ref in builtin_policies():
         text = resources.files("tfpolicy").joinpath("policies", f"{ref}.yaml").read_text()
         return f"builtin:{ref}", text
@@ -72,6 +72,13 @@ def _policy_source(ref: str, base: Path) -> tuple[str, str]:
         f"no policy file or built-in policy named {ref!r} "
         f"(built-in: {', '.join(builtin_policies())})"
     )
+
+
+def _shown(ref: str, path: Path) -> str:
+    """How findings name a policy file: as given, or relative to the working directory."""
+    if Path(ref).is_absolute() or not path.is_absolute():
+        return ref if path == Path(ref) else str(path)
+    return os.path.relpath(path)
 
 
 def check_policy_files(
