@@ -1,0 +1,162 @@
+"""Time the full default plan on a generated fleet, then on twice that (issue 4, performance).
+
+``python bench/bench_plan.py [--nodes 1000] [--workloads 1500]`` builds, from a
+fixed seed, a compact Inventory of ``nodes`` × 8 GPUs in two pools (A100 and
+H100 in ``train``, L40S and L4 in ``infer``, the default) and rendered
+manifests of ``workloads`` GPU workloads, about 10,000 pods at the base size:
+
+* whole-card: 1 ``nvidia.com/gpu`` per pod, taken over and kept whole;
+* fractional-ready: 1 GPU per pod, labelled ``fractional-ready`` so the
+  rightsize policy shrinks them to 40 TFLOPS / 8 GiB;
+* multi-GPU: 2 GPUs per pod, taken over whole;
+* fractional: TensorFusion pods already (20 TFLOPS / 4 GiB), untouched.
+
+Kinds are mostly Deployments (RollingUpdate, 25 % surge), some StatefulSets
+and Jobs. The timed part is what ``tfpolicy plan`` does after reading the
+files: parse the manifest and inventory text, load the inventory, and run
+the whole plan (4 takeover and 4 rightsize steps, each with its rollouts)
+through ``tfpolicy.plan``. It prints both times and their ratio (near-linear
+scaling gives about 2). A report, not a test: it always exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tfpolicy import yamlio
+from tfpolicy.admission import webhook_config
+from tfpolicy.inventory import load_inventory
+from tfpolicy.plan import DEFAULT_LADDER, Document, Plan, PlanInput, admission_pools, run_plan
+
+SEED = 11
+POLICIES = """\
+apiVersion: tfpolicy.dev/v1alpha1
+kind: MigrationPolicy
+metadata: {name: rightsize-train}
+spec:
+  stage: rightsize
+  match: {namespaces: ["train-*"], podSelector: {matchLabels: {fractional-ready: "true"}}}
+  pool: train
+  resources: {tflops: {request: "40", limit: "80"}, vram: {request: 8Gi, limit: 16Gi}}
+---
+apiVersion: tfpolicy.dev/v1alpha1
+kind: MigrationPolicy
+metadata: {name: rightsize-infer}
+spec:
+  stage: rightsize
+  match: {podSelector: {matchLabels: {fractional-ready: "true"}}}
+  resources: {tflops: {request: "40", limit: "80"}, vram: {request: 8Gi, limit: 16Gi}}
+---
+apiVersion: tfpolicy.dev/v1alpha1
+kind: MigrationPolicy
+metadata: {name: takeover-train}
+spec:
+  stage: takeover
+  match: {namespaces: ["train-*"]}
+  pool: train
+---
+apiVersion: tfpolicy.dev/v1alpha1
+kind: MigrationPolicy
+metadata: {name: takeover-infer}
+spec:
+  stage: takeover
+"""
+
+
+def inventory_text(nodes: int) -> str:
+    quarter = nodes // 4
+    # Group names interleave the pools, so device-plugin pods (placed by node name among
+    # equals) do not fill one pool before the other.
+    groups = {"train": [("a-a100", "A100_SXM_80G"), ("c-h100", "H100_SXM")],
+              "infer": [("b-l40s", "L40S"), ("d-l4", "NVIDIA L4")]}
+    pools = [{"name": pool, "nodeGroups": [
+        {"name": name, "count": quarter, "gpusPerNode": 8, "model": model}
+        for name, model in members]} for pool, members in groups.items()]
+    doc = {"apiVersion": "tfpolicy.dev/v1alpha1", "kind": "Inventory",
+           "metadata": {"name": "bench"}, "spec": {"defaultPool": "infer", "pools": pools}}
+    return yamlio.dump_documents([doc])
+
+
+def _container(gpus: int) -> dict[str, Any]:
+    resources = {"limits": {"nvidia.com/gpu": gpus, "memory": "16Gi"}} if gpus else {}
+    return {"name": "main", "image": "registry.example/model:1.0", "resources": resources}
+
+
+def _workload(rng: random.Random, n: int) -> dict[str, Any]:
+    kind = rng.choices(["Deployment", "StatefulSet", "Job"], [8, 1, 1])[0]
+    namespace = ("train-" if n % 2 else "infer-") + str(n % 7)
+    shape = rng.choices(["whole", "ready", "multi", "fractional"], [25, 25, 4, 46])[0]
+    labels: dict[str, str] = {"app": f"w{n}"}
+    annotations: dict[str, str] = {}
+    gpus = {"whole": 1, "ready": 1, "multi": 2, "fractional": 0}[shape]
+    if shape == "ready":
+        labels["fractional-ready"] = "true"
+    if shape == "fractional":
+        labels["tensor-fusion.ai/enabled"] = "true"
+        annotations.update({"tensor-fusion.ai/tflops-request": "20",
+                            "tensor-fusion.ai/tflops-limit": "40",
+                            "tensor-fusion.ai/vram-request": "4Gi",
+                            "tensor-fusion.ai/vram-limit": "8Gi"})
+        if namespace.startswith("train"):
+            annotations["tensor-fusion.ai/gpupool"] = "train"
+    template = {"metadata": {"labels": labels, "annotations": annotations},
+                "spec": {"containers": [_container(gpus)]}}
+    spec: dict[str, Any] = {"template": template}
+    replicas = rng.randint(2, 12) if shape != "multi" else rng.randint(1, 3)
+    spec["parallelism" if kind == "Job" else "replicas"] = replicas
+    if kind == "Deployment":
+        spec["strategy"] = {"type": "RollingUpdate",
+                            "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}}
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    return {"apiVersion": api, "kind": kind,
+            "metadata": {"name": f"w{n:05d}", "namespace": namespace}, "spec": spec}
+
+
+def manifests_text(workloads: int) -> str:
+    rng = random.Random(SEED)
+    return yamlio.dump_documents([_workload(rng, n) for n in range(workloads)])
+
+
+def run(nodes: int, workloads: int) -> tuple[float, Plan, int]:
+    manifests, inventory = manifests_text(workloads), inventory_text(nodes)
+    policies = yamlio.load_all(POLICIES, file="bench-policies.yaml")
+    start = time.perf_counter()
+    docs = [Document("bench.yaml", i, d)
+            for i, d in enumerate(yamlio.load_all(manifests, file="bench.yaml"))]
+    fleet = load_inventory(yamlio.load_all(inventory, file="inventory.yaml"))
+    webhook = webhook_config(None, pools=admission_pools(fleet))
+    plan = run_plan(PlanInput(tuple(docs), tuple(policies), fleet, webhook, DEFAULT_LADDER))
+    elapsed = time.perf_counter() - start
+    return elapsed, plan, plan.start.pods.tensor_fusion + plan.start.pods.device_plugin
+
+
+def _line(label: str, elapsed: float, plan: Plan, pods: int) -> str:
+    fits = sum(s.fits for s in plan.steps)
+    s = plan.summary
+    return (f"{label}: {elapsed:6.2f} s  {s.nodes_total} nodes, {s.gpus_total} GPUs, "
+            f"{pods} pods; {fits}/{len(plan.steps)} steps fit; "
+            f"GPUs in use {s.gpus_before} -> {s.gpus_after}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1000)
+    parser.add_argument("--workloads", type=int, default=1500)
+    args = parser.parse_args()
+    base = run(args.nodes, args.workloads)
+    print(_line("base   ", *base), "(target < 10 s)")
+    double = run(args.nodes * 2, args.workloads * 2)
+    print(_line("doubled", *double))
+    print(f"ratio: {double[0] / base[0]:.2f} (target <= 2.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
