@@ -89,11 +89,11 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
         state.templates[unit.key], state.pods[unit.key] = template, pods
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
-    pods = [p for u in units for p in state.pods[u.key].pods]
+    running = [p for u in units for p in state.pods[u.key].pods]
     # The pool-bound TensorFusion pods first: device-plugin pods can take any node, so this
     # order rebuilds a running cluster the way it could have come about.
-    pods.sort(key=lambda p: p.kind is PodKind.DEVICE_PLUGIN)
-    placed = place_pods(allocator, pods)
+    running.sort(key=lambda p: p.kind is PodKind.DEVICE_PLUGIN)
+    placed = place_pods(allocator, running)
     misfits = tuple(rejected) + tuple(failure_misfit(f) for f in placed)
     status = Status.DOES_NOT_FIT if misfits else Status.FITS
     return report_after(StepReport(0, "start", "", "", status, (), _counts(state), misfits,
