@@ -80,13 +80,13 @@ class DocResult:
 
 def plan_document(data: Any, policies: PolicySet, ctx: DocContext) -> DocResult:
     result = DocResult([], [], [])
-    for base, obj in _objects(data):
+    for base, obj in objects(data):
         for template in policies.registry.templates(obj):
             _plan_template(obj, base, template, policies, ctx, result)
     return result
 
 
-def _objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
+def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
     """The document itself, or each item of a ``kind: List``."""
     if not isinstance(data, Mapping):
         return
@@ -157,15 +157,19 @@ def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
     )
 
 
+def resource_ref(obj: Mapping[str, Any]) -> ResourceRef:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
+                       str(meta.get("name", "")), str(meta.get("namespace") or ""))
+
+
 class _Reporter:
     """Turns a stage's notes into located findings for one pod template."""
 
     def __init__(self, obj: Mapping[str, Any], path: Path, ctx: DocContext,
                  out: DocResult) -> None:
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-        assert isinstance(meta, Mapping)
-        self.ref = ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
-                               str(meta.get("name", "")), str(meta.get("namespace") or ""))
+        self.ref = resource_ref(obj)
         self.path, self.ctx, self.out = path, ctx, out
 
     def __call__(self, note: Note, policy: str) -> None:

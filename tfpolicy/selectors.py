@@ -35,10 +35,11 @@ class Selector:
 
     @classmethod
     def parse(cls, raw: Mapping[str, Any]) -> Selector:
-        reqs = [Requirement(k, "In", (str(v),)) for k, v in raw.get("matchLabels", {}).items()]
-        for expr in raw.get("matchExpressions", []):
+        pairs = (raw.get("matchLabels") or {}).items()
+        reqs = [Requirement(str(k), "In", (str(v),)) for k, v in pairs]
+        for expr in raw.get("matchExpressions") or []:
             values = tuple(str(v) for v in expr.get("values", []))
-            reqs.append(Requirement(expr["key"], expr["operator"], values))
+            reqs.append(Requirement(str(expr["key"]), expr["operator"], values))
         return cls(tuple(reqs))
 
     def miss(self, labels: Mapping[str, Any]) -> str | None:

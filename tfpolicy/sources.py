@@ -60,7 +60,7 @@ def builtin_policies() -> list[str]:
                   if p.name.endswith(".yaml"))
 
 
-def _policy_source(ref: str, base: Path) -> tuple[str, str]:
+def policy_source(ref: str, base: Path) -> tuple[str, str]:
     """(display name, text) of a policy given by path or built-in name."""
     candidate = Path(ref) if Path(ref).is_absolute() else base / ref
     if candidate.exists() or "/" in ref or ref.endswith((".yaml", ".yml")):
@@ -88,7 +88,7 @@ def check_policy_files(
     policies: list[Policy] = []
     findings: list[Finding] = []
     for ref in refs:
-        file, text = _policy_source(ref, base)
+        file, text = policy_source(ref, base)
         for raw in yamlio.split_documents(text):
             parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
             if parsed.node is None:

@@ -8,47 +8,37 @@ through unchanged, reference §9.7).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
+
+from tfpolicy.selectors import Selector
 
 
 class SelectorError(ValueError):
     """A selector Kubernetes would refuse to convert."""
 
 
-_Op = Callable[[Mapping[str, str], str, list[str]], bool]
-
-# Operator -> (needs values, test). Explicit registry (STYLE practice 3).
-_OPERATORS: dict[str, tuple[bool, _Op]] = {
-    "In": (True, lambda labels, k, vs: k in labels and labels[k] in vs),
-    "NotIn": (True, lambda labels, k, vs: k not in labels or labels[k] not in vs),
-    "Exists": (False, lambda labels, k, vs: k in labels),
-    "DoesNotExist": (False, lambda labels, k, vs: k not in labels),
-}
+# Operator -> whether it takes values (Kubernetes refuses the other way round).
+_NEEDS_VALUES = {"In": True, "NotIn": True, "Exists": False, "DoesNotExist": False}
 
 
 def matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """Whether ``labels`` satisfy ``selector`` (raises :class:`SelectorError`)."""
     if not isinstance(selector, Mapping):
         raise SelectorError(f"label selector must be a mapping, got {selector!r}")
-    match_labels = selector.get("matchLabels") or {}
-    if not isinstance(match_labels, Mapping):
+    if not isinstance(selector.get("matchLabels") or {}, Mapping):
         raise SelectorError("matchLabels must be a mapping")
-    if any(labels.get(str(k)) != str(v) for k, v in match_labels.items()):
-        return False
-    expressions = selector.get("matchExpressions") or []
-    return all(_expression(expr, labels) for expr in expressions)
+    for expr in selector.get("matchExpressions") or []:
+        _check(expr)
+    return Selector.parse(selector).miss(labels) is None
 
 
-def _expression(expr: Any, labels: Mapping[str, str]) -> bool:
+def _check(expr: Any) -> None:
     if not isinstance(expr, Mapping) or "key" not in expr:
         raise SelectorError(f"matchExpressions entry needs a key: {expr!r}")
     operator = expr.get("operator")
-    if operator not in _OPERATORS:
+    if operator not in _NEEDS_VALUES:
         raise SelectorError(f"{operator!r} is not a valid label selector operator")
-    needs_values, test = _OPERATORS[str(operator)]
-    values = [str(v) for v in expr.get("values") or []]
-    if needs_values != bool(values):
-        verb = "must" if needs_values else "must not"
+    if _NEEDS_VALUES[str(operator)] != bool(expr.get("values")):
+        verb = "must" if _NEEDS_VALUES[str(operator)] else "must not"
         raise SelectorError(f"values {verb} be given for operator {operator}")
-    return test(labels, str(expr["key"]), values)

@@ -33,7 +33,7 @@ from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
 from tfpolicy.scheduler import Inventory
 from tfpolicy.schema import validate
-from tfpolicy.sources import _policy_source, load_policy_set, read_text
+from tfpolicy.sources import load_policy_set, policy_source, read_text
 
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 
@@ -81,7 +81,7 @@ def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], s
     load_policy_set(given, base)
     docs: list[Mapping[str, Any]] = []
     for ref in given:
-        file, text = _policy_source(ref, base)
+        file, text = policy_source(ref, base)
         docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
     return docs, ", ".join(given)
 

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tfpolicy import yamlio
 from tfpolicy.admission import webhook_traps
 from tfpolicy.commands.common import Run
 from tfpolicy.edits import Edit, format_path, get_path
-from tfpolicy.engine import Change
-from tfpolicy.findings import Finding, ResourceRef, Severity
+from tfpolicy.engine import Change, objects, resource_ref
+from tfpolicy.findings import Finding, Severity
 from tfpolicy.pipeline import transform
-from tfpolicy.plan.units import objects
 from tfpolicy.sources import STDIN, manifest_files, read_text
 
 BOM = b"\xef\xbb\xbf"
@@ -99,15 +96,9 @@ def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
         for base, obj in objects(parsed.data):
             for path in run.policies.registry.templates(obj):
                 line, column = yamlio.locate(parsed.node, base + path)
-                where = {"resource": _ref(obj, run.options.namespace), "file": rewrite.path,
+                where = {"resource": resource_ref(obj), "file": rewrite.path,
                          "line": raw.line + line + 1, "column": column + 1}
                 found.extend(t.finding(**where) for t in webhook_traps(
                     get_path(obj, path), str(obj.get("kind", "")), resources=run.policies.gpus))
     return found
 
-
-def _ref(obj: Mapping[str, Any], namespace: str) -> ResourceRef:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    assert isinstance(meta, Mapping)
-    return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
-                       str(meta.get("name", "")), str(meta.get("namespace") or ""))

@@ -14,8 +14,9 @@ from typing import Any
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.edits import Path, get_path
+from tfpolicy.engine import objects
 from tfpolicy.plan.pods import enabled_replicas_cap
-from tfpolicy.plan.units import Document, objects, template_label
+from tfpolicy.plan.units import Document, template_label
 from tfpolicy.workloads import Registry, replicas_of
 
 _TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)

@@ -9,11 +9,12 @@ node of the inventory; per-node pinning is not simulated.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path, get_path
+from tfpolicy.engine import objects
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
 from tfpolicy.workloads import Registry, replicas_of
@@ -40,18 +41,6 @@ class Unit:
     path: Path  # of the template, from the document root
     replicas: int
     strategy: Strategy | None
-
-
-def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """The document itself, or each item of a ``kind: List`` (as the engine reads them)."""
-    if not isinstance(data, Mapping):
-        return
-    if data.get("kind") == "List" and isinstance(data.get("items"), list):
-        for index, item in enumerate(data["items"]):
-            if isinstance(item, Mapping):
-                yield ("items", index), item
-    else:
-        yield (), data
 
 
 def units_of(docs: list[Document], registry: Registry, namespace: str,
