@@ -11,7 +11,13 @@ $(BIN)/tfpolicy: pyproject.toml
 	touch $@
 
 demo: $(BIN)/tfpolicy
-	$(BIN)/tfpolicy apply -p takeover examples/manifests
+	@echo "== tfpolicy apply -p takeover examples/manifests (first lines of the stream)"
+	$(BIN)/tfpolicy apply -p takeover examples/manifests > .demo-takeover.yaml
+	head -n 40 .demo-takeover.yaml && rm -f .demo-takeover.yaml
+	@echo "== tfpolicy check -p rightsize-example examples/manifests (what fix would change)"
+	-$(BIN)/tfpolicy check -p rightsize-example examples/manifests
+	@echo "== tfpolicy plan: each step proved against examples/inventory.yaml"
+	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml examples/manifests
 
 test: $(BIN)/tfpolicy
 	$(BIN)/ruff check tfpolicy tests bench
@@ -20,6 +26,8 @@ test: $(BIN)/tfpolicy
 
 bench: $(BIN)/tfpolicy
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/bench_scheduler.py
+	$(BIN)/python bench/bench_plan.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info bench/out

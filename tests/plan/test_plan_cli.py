@@ -91,10 +91,12 @@ def test_json_keys(capsys: pytest.CaptureFixture[str]) -> None:
             "costPerHourAfter"} <= set(report["summary"])
     summary = report["summary"]
     assert summary["gpusFreed"] == summary["gpusBefore"] - summary["gpusAfter"] > 0
-    # Over the cap, a rightsize template has no GPU left: those pods are counted and warned.
+    # A capped rightsize template keeps its native GPUs, so the replicas over the cap are
+    # admitted unmutated and go back to the device plugin (the count restarts per
+    # ReplicaSet revision) instead of running with no GPU.
     rung1 = report["steps"][4]
-    assert rung1["pods"]["noGpu"] > 0
-    assert any("run without a GPU" in w for w in rung1["warnings"])
+    assert rung1["pods"]["noGpu"] == 0
+    assert rung1["pods"]["devicePlugin"] > report["steps"][3]["pods"]["devicePlugin"]
 
 
 def test_surge_alone_does_not_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,12 @@
 """Stage ``rightsize``: shrink to the real share (guide step 5), optionally autoscaled (5b).
 
+With ``enabledReplicas`` below 100 % the native GPU resources stay in the
+template: the webhook admits pods over the cap unmutated (§2.3), so they
+keep their whole GPUs from the device plugin, while pods under the cap get
+the share and lose the native resources at admission (§2.1 step 13). Were
+they removed here, the capped-out replicas would run with no GPU at all.
+The step to 100 % removes and records them.
+
 Facts (reference/tensor-fusion.md): the webhook defaults ``gpu-count`` to 1
 once no native limit is left (§2.2), so the summed count is written; a
 multi-container pod needs ``inject-container`` or is rejected (§2.1 k);
@@ -42,14 +49,15 @@ def target(
     if count is None:
         return None, notes
     result = copy.deepcopy(original)
-    _strip_gpus(result, usage)
     cap, cap_notes = enabled_replicas(settings, ctx)
-    cap_notes += _capped_pods_lose_gpus(cap)
+    record = {} if cap else {RECORD: encode_record(usage)}
+    if not cap:
+        _strip_gpus(result, usage)
     vendor, vendor_notes = _vendor(usage, settings)
     annotations = {
         **_shares(settings.resources), TF + "gpu-count": str(count),
         **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
-        **vendor, **cap, **_autoscale(settings), RECORD: encode_record(usage),
+        **vendor, **cap, **_autoscale(settings), **record,
     }
     meta = child_map(result, "metadata")
     child_map(meta, "labels")[ENABLED] = "true"
@@ -96,17 +104,6 @@ def _strip_gpus(template: dict[str, Any], usage: Usage) -> None:
                 del resources[section]
         if not resources:
             del container["resources"]
-
-
-def _capped_pods_lose_gpus(cap: dict[str, str]) -> list[Note]:
-    """Over the cap the webhook admits pods unmutated (reference §2.3) — and rightsize has
-    removed their native GPU resources, so those pods get no GPU at all."""
-    if not cap:
-        return []
-    message = (f"replicas beyond enabled-replicas={next(iter(cap.values()))} are admitted "
-               "unmutated, and this stage removed their GPU resources: they run without a GPU")
-    path = ("metadata", "annotations", TF + "enabled-replicas")
-    return [Note(Severity.WARNING, "enabled-replicas-rightsize", message, path)]
 
 
 def _shares(resources: Resources | None) -> dict[str, str]:
