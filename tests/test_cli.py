@@ -109,6 +109,20 @@ def test_check_writes_nothing_and_reports_changes(tmp_path: Path, capsys) -> Non
                           "metadata (takeover)")
 
 
+def test_check_diff_shows_what_fix_would_write(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "d.yaml"
+    path.write_text(GPU_DOC)
+    code, out, _ = main(capsys, "check", "-p", "takeover", "--diff", str(path))
+    assert code == 1 and path.read_text() == GPU_DOC
+    diff = out[out.index(f"--- a/{path}"):]
+    assert diff.splitlines()[2:] == [  # a new key goes at the end of its mapping
+        "@@ -10,3 +10,8 @@", "         resources:", "           limits:",
+        "             nvidia.com/gpu: 1", "+    metadata:", "+      labels:",
+        '+        tensor-fusion.ai/enabled: "true"', "+      annotations:",
+        "+        tensor-fusion.ai/isolation: shared",
+    ]
+
+
 def test_check_clean_is_exit_0(tmp_path: Path, capsys) -> None:
     path = tmp_path / "d.yaml"
     path.write_text(GPU_DOC)

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import difflib
+
 import click
 
 from tfpolicy.commands.common import emit_findings, engine_options, resolve
-from tfpolicy.commands.rewrite import change_findings, rewrite_files, trap_findings
+from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
 
 
 @click.command()
 @engine_options
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Also print what fix would change, as a unified diff.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
-          paths: tuple[str, ...]) -> int:
+          show_diff: bool, paths: tuple[str, ...]) -> int:
     """Exit 1 when any file would change or any error is found.
 
     Also warns about webhook traps (reference §9) left in what ``fix`` would write.
@@ -23,4 +27,13 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     rewrites, findings, changes = rewrite_files(run, paths)
     findings += trap_findings(rewrites, run, findings)
     emit_findings(findings + change_findings(changes), run.fmt, err=False)
+    if show_diff:
+        click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False)
     return ExitCode.FINDINGS if changes or has_errors(findings) else ExitCode.OK
+
+
+def _diff(rewrite: Rewrite) -> str:
+    before = rewrite.original.splitlines(keepends=True)
+    after = rewrite.text.splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{rewrite.path}", f"b/{rewrite.path}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

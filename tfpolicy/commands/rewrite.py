@@ -21,6 +21,7 @@ TF_DOMAIN = "tensor-fusion.ai/"
 @dataclass(frozen=True, slots=True)
 class Rewrite:
     path: str
+    original: str
     text: str
     changed: bool
     bom: bool
@@ -33,8 +34,9 @@ def rewrite_files(run: Run, paths: tuple[str, ...]) -> tuple[list[Rewrite], list
     for path in manifest_files(paths or (".",)):
         if path == STDIN:
             continue
-        result = transform(read_text(path), run.policies, path, run.options)
-        rewrites.append(Rewrite(path, result.text, result.changed, _has_bom(path)))
+        original = read_text(path)
+        result = transform(original, run.policies, path, run.options)
+        rewrites.append(Rewrite(path, original, result.text, result.changed, _has_bom(path)))
         findings.extend(result.findings)
         changes.extend(result.changes)
     return rewrites, findings, changes
