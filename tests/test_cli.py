@@ -123,6 +123,13 @@ def test_check_diff_shows_what_fix_would_write(tmp_path: Path, capsys) -> None:
     ]
 
 
+def test_fix_and_check_refuse_stdin(capsys) -> None:
+    for command in ("fix", "check"):
+        code, out, err = main(capsys, command, "-p", "takeover", "-")
+        assert (code, out) == (2, "")
+        assert err == "tfpolicy: error: fix and check work on files; use `tfpolicy apply -` for stdin\n"
+
+
 def test_check_clean_is_exit_0(tmp_path: Path, capsys) -> None:
     path = tmp_path / "d.yaml"
     path.write_text(GPU_DOC)

@@ -10,6 +10,7 @@ from tfpolicy.admission import webhook_traps
 from tfpolicy.commands.common import Run
 from tfpolicy.edits import Edit, format_path, get_path
 from tfpolicy.engine import Change, objects, resource_ref
+from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.pipeline import transform
 from tfpolicy.sources import STDIN, manifest_files, read_text
@@ -33,7 +34,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...]) -> tuple[list[Rewrite], list
     rewrites, findings, changes = [], [], []
     for path in manifest_files(paths or (".",)):
         if path == STDIN:
-            continue
+            raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
         original = read_text(path)
         result = transform(original, run.policies, path, run.options)
         rewrites.append(Rewrite(path, original, result.text, result.changed, _has_bom(path)))

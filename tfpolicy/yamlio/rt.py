@@ -16,7 +16,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScala
 
 from tfpolicy.edits import Edit, Op
 from tfpolicy.yamlio.emit import scalar
-from tfpolicy.yamlio.splice import _indent_step
+from tfpolicy.yamlio.splice import indent_step
 
 _START = re.compile(r"^---(?=[ \t\r\n]|$)[^\n]*\n?", re.MULTILINE)
 _END = re.compile(r"^\.\.\.(?=[ \t\r\n]|$)", re.MULTILINE)
@@ -47,7 +47,7 @@ def _engine(root: yaml.Node) -> YAML:
     engine = YAML(typ="rt")
     engine.preserve_quotes = True
     engine.width = 1 << 16
-    step = _indent_step(root)
+    step = indent_step(root)
     offset, sequence = _sequence_style(root, step)
     engine.indent(mapping=step, sequence=sequence, offset=offset)
     return engine

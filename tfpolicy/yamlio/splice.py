@@ -30,7 +30,7 @@ class _Unsupported(Exception):
 
 def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str) -> str | None:
     """``text`` with ``edits`` applied, or ``None`` when its layout needs the fallback."""
-    step = _indent_step(root)
+    step = indent_step(root)
     try:
         patches = [p for edit in edits for p in _patch(text, root, edit, step, newline)]
     except _Unsupported:
@@ -142,7 +142,7 @@ def _after(text: str, node: yaml.Node) -> int:
     return len(text) if newline < 0 else newline + 1
 
 
-def _indent_step(root: yaml.Node) -> int:
+def indent_step(root: yaml.Node) -> int:
     """The document's mapping indentation (2 unless it nests block mappings otherwise)."""
     stack = [root]
     while stack:
