@@ -28,10 +28,6 @@ class Edit:
     path: Path
     value: Any = None
 
-    def describe(self) -> str:
-        where = format_path(self.path)
-        return f"remove {where}" if self.op is Op.REMOVE else f"set {where}"
-
 
 def format_path(path: Path) -> str:
     """``spec.template.spec.containers[0].resources`` (the KRM result field path form)."""

@@ -40,7 +40,6 @@ class Finding:
     index: int = 0
     line: int = 0
     column: int = 0
-    tags: tuple[tuple[str, str], ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.file, self.line, self.column, -self.severity, self.rule, self.message)
