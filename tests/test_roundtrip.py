@@ -7,6 +7,7 @@ no-op.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,16 @@ def test_rollback_restores_the_data(path: Path, stage: str, builtin) -> None:
     text = path.read_bytes().decode("utf-8")
     out = run(text, builtin[stage], path.name).text
     assert _docs(run(out, builtin["rollback"], path.name).text) == _docs(text)
+
+
+def test_json_manifests_stay_json(builtin) -> None:
+    original = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "j"},
+                "spec": {"template": {"spec": {"containers": [
+                    {"name": "main", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}
+    text = json.dumps(original, indent=4) + "\r\n"
+    for stage in STAGES:
+        out = run(text, builtin[stage], "d.json").text
+        staged = json.loads(out)
+        assert staged["spec"]["template"]["metadata"]["labels"] == {"tensor-fusion.ai/enabled": "true"}
+        assert out.startswith('{\r\n    "apiVersion"') and out.endswith("}\r\n")
+        assert json.loads(run(out, builtin["rollback"], "d.json").text) == original

@@ -52,6 +52,11 @@ def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit]) -> str:
     from tfpolicy.yamlio.splice import splice
 
     newline = newline_of(raw.text)
+    from tfpolicy.yamlio.jsondoc import rewrite_json
+
+    as_json = rewrite_json(raw.text, edits, newline)
+    if as_json is not None:
+        return as_json
     spliced = splice(raw.text, parsed.node, edits, newline)
     if spliced is not None:
         return spliced
