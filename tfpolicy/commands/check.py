@@ -24,7 +24,7 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     Also warns about webhook traps (reference §9) left in what ``fix`` would write.
     """
     run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, changes = rewrite_files(run, paths)
+    rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
     emit_findings(findings + change_findings(changes), run.fmt, err=False)
     if show_diff:

@@ -28,16 +28,21 @@ class Rewrite:
     bom: bool
 
 
-def rewrite_files(run: Run, paths: tuple[str, ...]) -> tuple[list[Rewrite], list[Finding],
-                                                             list[Change]]:
-    """Every file's new text; any bad input raises before anything could be written."""
+def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
+                  ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
+    """Every file's new text; any bad input raises before anything could be written.
+
+    The original text is kept only when asked (``check --diff``): ``fix`` holds
+    every changed file in memory until all passed, and need not hold it twice.
+    """
     rewrites, findings, changes = [], [], []
     for path in manifest_files(paths or (".",)):
         if path == STDIN:
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
         original = read_text(path)
         result = transform(original, run.policies, path, run.options)
-        rewrites.append(Rewrite(path, original, result.text, result.changed, _has_bom(path)))
+        kept = original if keep_original else ""
+        rewrites.append(Rewrite(path, kept, result.text, result.changed, _has_bom(path)))
         findings.extend(result.findings)
         changes.extend(result.changes)
     return rewrites, findings, changes
