@@ -14,9 +14,9 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.pipeline import transform
 from tfpolicy.sources import STDIN, manifest_files, read_text
+from tfpolicy.stages.common import TF
 
 BOM = b"\xef\xbb\xbf"
-TF_DOMAIN = "tensor-fusion.ai/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +95,7 @@ def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> l
 
 
 def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
-    markers = (*run.policies.markers(), TF_DOMAIN)
+    markers = (*run.policies.markers(), TF)
     found: list[Finding] = []
     for raw in yamlio.split_documents(rewrite.text):
         if not any(marker in raw.text for marker in markers):

@@ -12,7 +12,6 @@ namespace, ``ARGOCD_APP_NAMESPACE``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import count, takewhile
@@ -21,8 +20,7 @@ from typing import Any
 
 from tfpolicy.config import find_config
 from tfpolicy.errors import TfpolicyError
-
-_SEPARATOR = re.compile(r"[,\s]+")
+from tfpolicy.hosts.policies import split_refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +36,7 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
     config = find_config(cwd)
     refs: tuple[str, ...] = config.policies if config else ()
     base = config.base if config else cwd
-    from_env = _split(env.get("ARGOCD_ENV_TFPOLICY_POLICIES", ""))
+    from_env = split_refs(env.get("ARGOCD_ENV_TFPOLICY_POLICIES", ""))
     if from_env:
         refs, base = from_env, cwd
     params = _parameters(env)
@@ -53,10 +51,6 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
     return Settings(refs, base, str(stage) if stage else None, namespace)
 
 
-def _split(text: str) -> tuple[str, ...]:
-    return tuple(part for part in _SEPARATOR.split(text) if part)
-
-
 def _parameters(env: Mapping[str, str]) -> dict[str, Any]:
     """``policies`` (list) and ``stage`` (string) from the Application's plugin parameters."""
     raw = env.get("ARGOCD_APP_PARAMETERS")
@@ -67,7 +61,7 @@ def _parameters(env: Mapping[str, str]) -> dict[str, Any]:
                            (env.get(f"PARAM_POLICIES_{i}") for i in count())))
     found_items = [str(item) for item in items]
     if found_items:
-        found["policies"] = [r for item in found_items for r in _split(item)]
+        found["policies"] = [r for item in found_items for r in split_refs(item)]
     if env.get("PARAM_STAGE"):
         found["stage"] = env["PARAM_STAGE"]
     return found
@@ -82,8 +76,8 @@ def _from_json(raw: str) -> dict[str, Any]:
     for param in params if isinstance(params, list) else []:
         name = param.get("name") if isinstance(param, dict) else None
         if name == "policies":
-            values = param.get("array") or _split(str(param.get("string", "")))
-            found["policies"] = [r for item in values for r in _split(str(item))]
+            values = param.get("array") or split_refs(str(param.get("string", "")))
+            found["policies"] = [r for item in values for r in split_refs(str(item))]
         elif name == "stage":
             found["stage"] = str(param.get("string", ""))
     return found

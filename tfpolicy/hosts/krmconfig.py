@@ -9,14 +9,13 @@ Policy paths resolve against the working directory.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from tfpolicy.config import find_config
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.hosts.policies import policies_from_text
+from tfpolicy.hosts.policies import policies_from_text, split_refs
 from tfpolicy.pipeline import Options
 from tfpolicy.policy import Policy
 from tfpolicy.sources import load_policy_set
@@ -24,7 +23,6 @@ from tfpolicy.yamlio import krm as rt
 
 POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")
 CONFIGMAP_KEYS = ("namespace", "policies", "policy")
-_SEPARATOR = re.compile(r"[,\s]+")
 
 
 def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
@@ -73,7 +71,7 @@ def _from_configmap(data: Any, shown: str) -> tuple[PolicySet, Options]:
         raise TfpolicyError(f"unknown functionConfig data key(s) {', '.join(unknown)} "
                             f"(valid: {', '.join(CONFIGMAP_KEYS)})", file=shown)
     policies: list[Policy] = []
-    refs = [r for r in _SEPARATOR.split(str(data.get("policies", ""))) if r]
+    refs = list(split_refs(str(data.get("policies", ""))))
     if refs:
         policies += load_policy_set(refs, Path(".")).policies
     if data.get("policy"):

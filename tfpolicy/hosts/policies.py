@@ -7,6 +7,7 @@ schema check as policy files, so a bad one is reported at its line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from tfpolicy import yamlio
@@ -22,6 +23,14 @@ from tfpolicy.policy import (
     build_policy,
     check_policy,
 )
+
+_SEPARATOR = re.compile(r"[,\s]+")
+
+
+def split_refs(text: str) -> tuple[str, ...]:
+    """Policy names or paths from one comma- or whitespace-separated string."""
+    return tuple(part for part in _SEPARATOR.split(text) if part)
+
 
 # What only stage rightsize may carry (schemas/policy.schema.json, the if/then/else on stage).
 _RIGHTSIZE_ONLY = frozenset({"isolation", "resources", "autoscale"})
