@@ -29,3 +29,23 @@ def rewrite_json(text: str, edits: list[Edit], newline: str) -> str | None:
     lead = text[: len(text) - len(text.lstrip())]
     tail = text[len(text.rstrip()):]
     return lead + out.replace("\n", newline) + tail
+
+
+# A UTF-16 surrogate pair escape, after an even run of backslashes (not itself escaped).
+_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})", re.I)
+
+
+def join_surrogates(text: str) -> str:
+    """A JSON document's surrogate pair escapes (``"\\ud83d\\ude00"``) as the characters.
+
+    kubectl reads a document that starts with ``{`` as JSON, which allows
+    them; YAML's double-quoted escapes do not, so libyaml would refuse.
+    """
+    if "\\u" not in text or not text.lstrip().startswith("{"):
+        return text
+    return _PAIR.sub(_joined, text)
+
+
+def _joined(match: re.Match[str]) -> str:
+    high, low = int(match.group(2), 16), int(match.group(3), 16)
+    return match.group(1) + chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))

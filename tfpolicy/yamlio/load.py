@@ -15,6 +15,9 @@ from typing import Any
 import yaml
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.yamlio import jsondoc
+from tfpolicy.yamlio.construct import Loader as _Loader
+from tfpolicy.yamlio.construct import error as _error
 
 MAX_ALIAS_NODES = 100_000  # expanded nodes allowed once a document uses aliases
 _MAP = "tag:yaml.org,2002:map"
@@ -28,38 +31,22 @@ class Parsed:
     node: yaml.Node | None
 
 
-class _Loader(yaml.CSafeLoader):
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if isinstance(key, list | dict):
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a scalar", key_node.start_mark
-                )
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (first at line {seen[key] + 1})",
-                    key_node.start_mark,
-                )
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep)
-
-
-# Timestamps stay strings: Kubernetes objects never hold YAML timestamps.
-_Loader.add_constructor(
-    "tag:yaml.org,2002:timestamp", yaml.constructor.SafeConstructor.construct_yaml_str  # type: ignore[type-var]
-)
-
-
 def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
-    """Parse one document; any failure becomes a one-line error at ``file:line:col``."""
-    loader = _Loader(text)
+    """Parse one document; any failure becomes a one-line error at ``file:line:col``.
+
+    Data reached through aliases is copied, so every path in the data is its
+    own value, as it is in the JSON that kubectl sends: an edit at one path
+    never shows at another.
+    """
+    loader = _Loader(jsondoc.join_surrogates(text))
     try:
         node = loader.get_single_node()
+        data = None
         if node is not None and "*" in text:
             _check_alias_expansion(node)
-        data = loader.construct_document(node) if node is not None else None
+            data = _unshare(loader.construct_document(node), node, set())
+        elif node is not None:
+            data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         raise _located(exc, file, line, text) from None
     except yaml.YAMLError as exc:
@@ -69,6 +56,21 @@ def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
     finally:
         loader.dispose()
     return Parsed(data, node)
+
+
+def _unshare(value: Any, root: yaml.Node, active: set[int]) -> Any:
+    """``value`` with no list or mapping appearing twice (aliases expanded as copies)."""
+    if not isinstance(value, dict | list):
+        return value
+    if id(value) in active:
+        raise _error("an alias refers to a node that contains it", root)
+    active.add(id(value))
+    if isinstance(value, dict):
+        copy: Any = {k: _unshare(v, root, active) for k, v in value.items()}
+    else:
+        copy = [_unshare(v, root, active) for v in value]
+    active.discard(id(value))
+    return copy
 
 
 # Template actions where YAML expects a value, key or item: not inside quotes.
@@ -97,8 +99,9 @@ def _located(exc: yaml.MarkedYAMLError, file: str, line: int, text: str) -> Tfpo
 
 
 def _check_alias_expansion(root: yaml.Node) -> None:
-    """Refuse documents whose aliases expand beyond a sane size (billion laughs)."""
+    """Refuse documents whose aliases expand beyond a sane size (billion laughs) or loop."""
     sizes: dict[int, int] = {}
+    open_: set[int] = set()  # nodes whose children are still being sized
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
@@ -106,15 +109,16 @@ def _check_alias_expansion(root: yaml.Node) -> None:
             continue
         children = _children(node)
         if not expanded and children:
+            if id(node) in open_:
+                raise _error("an alias refers to a node that contains it", node)
+            open_.add(id(node))
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in sizes)
             continue
+        open_.discard(id(node))
         sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
         if sizes[id(node)] > MAX_ALIAS_NODES:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"aliases expand to more than {MAX_ALIAS_NODES} nodes",
-                node.start_mark,
-            )
+            raise _error(f"aliases expand to more than {MAX_ALIAS_NODES} nodes", node)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
