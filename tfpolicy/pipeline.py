@@ -76,7 +76,7 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
                          options.explain)
         result = plan_document(parsed.data, policies, ctx)
-        text = yamlio.rewrite_document(raw, parsed, result.edits)
+        text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)
         index += 1
 

@@ -9,6 +9,7 @@ through ruamel.yaml's round-trip emitter.
 from __future__ import annotations
 
 from tfpolicy.edits import Edit
+from tfpolicy.errors import TfpolicyError
 from tfpolicy.yamlio.emit import dump_documents, scalar
 from tfpolicy.yamlio.load import (
     TEMPLATE_SYNTAX,
@@ -23,7 +24,6 @@ from tfpolicy.yamlio.stream import (
     decode,
     decode_lines,
     iter_documents,
-    newline_of,
     split_documents,
 )
 
@@ -45,21 +45,25 @@ __all__ = [
 ]
 
 
-def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit]) -> str:
-    """The document's text with ``edits`` applied (unchanged text when there are none)."""
+def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
+                     file: str | None = None) -> str:
+    """The document's text with ``edits`` applied (unchanged text when there are none).
+
+    Whatever writes it (JSON, the splice, the round trip), the text is parsed
+    again and must read back as exactly the intended data; otherwise the
+    next way is tried, and when none gives it the document is refused
+    (DESIGN §1: never emit text whose parse differs).
+    """
     if not edits or parsed.node is None:
         return raw.text
-    from tfpolicy.yamlio.splice import splice
+    from tfpolicy.yamlio.verify import first_faithful
 
-    newline = newline_of(raw.text)
-    from tfpolicy.yamlio.jsondoc import rewrite_json
-
-    as_json = rewrite_json(raw.text, edits, newline)
-    if as_json is not None:
-        return as_json
-    spliced = splice(raw.text, parsed.node, edits, newline)
-    if spliced is not None:
-        return spliced
-    from tfpolicy.yamlio.rt import rewrite
-
-    return rewrite(raw.text, parsed.node, edits, newline)
+    text = first_faithful(raw, parsed, edits, file or "<unknown>")
+    if text is None:
+        line = raw.line + parsed.node.start_mark.line + 1
+        raise TfpolicyError(
+            "cannot rewrite this document so that it reads back as intended (anchors, "
+            "aliases, merge keys or a layout the rewriter does not handle); write the "
+            "GPU workload in plain block style and run again", file=file, line=line,
+        )
+    return text

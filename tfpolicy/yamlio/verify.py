@@ -1,0 +1,85 @@
+"""The safety net: a rewritten document is parsed again and must equal the intended data.
+
+Each way of writing a document is tried in turn, cheapest and most
+faithful to the original layout first: JSON stays JSON, the splice keeps
+every other byte, and ruamel.yaml's round trip re-emits the document. The
+first text that reads back as exactly ``apply_edits(data, edits)`` wins.
+Only edited documents get here, so unedited ones are never parsed twice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ruamel.yaml.error import YAMLError as RuamelError
+
+from tfpolicy.edits import Edit, apply_edits
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.yamlio.load import Parsed, parse_document
+from tfpolicy.yamlio.stream import RawDoc, newline_of, split_documents
+
+Writer = Callable[[RawDoc, Parsed, list[Edit], str], str | None]
+# What the round trip raises on layouts it cannot edit (a merged key, a
+# flow document it reads as another shape): a refusal, never a traceback.
+_FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
+
+
+def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str) -> str | None:
+    """The first rewrite of ``raw`` that parses to the intended data, or ``None``."""
+    intended = apply_edits(parsed.data, edits)
+    newline = newline_of(raw.text)
+    for writer in (_json, _splice, _round_trip):
+        try:
+            text = writer(raw, parsed, edits, newline)
+        except _FALLBACK_FAILURES:
+            continue
+        if text is not None and reads_back(text, raw.text, intended, file):
+            return text
+    return None
+
+
+def _json(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+    from tfpolicy.yamlio.jsondoc import rewrite_json
+
+    return rewrite_json(raw.text, edits, newline)
+
+
+def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+    from tfpolicy.yamlio.splice import splice
+
+    assert parsed.node is not None
+    return splice(raw.text, parsed.node, edits, newline)
+
+
+def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+    from tfpolicy.yamlio.rt import rewrite
+
+    assert parsed.node is not None
+    return rewrite(raw.text, parsed.node, edits, newline)
+
+
+def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
+    """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``."""
+    if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
+        return False  # the next document's "---" would join its last line
+    if len(split_documents(text)) != 1:
+        return False
+    try:
+        return same(parse_document(text, file=file).data, intended)
+    except TfpolicyError:
+        return False
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as data, types included (``1``, ``1.0``, ``True`` and ``"1"`` all differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
