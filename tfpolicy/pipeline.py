@@ -94,7 +94,12 @@ def _has_content(text: str) -> int:
 
 
 def _suspicious(text: str) -> bool:
-    """Not obviously a mapping, or template syntax in a value: worth a real parse."""
+    """Not obviously a mapping, template syntax, or a marker that may hide: worth a parse.
+
+    Plain and single-quoted scalars spell their text literally; only a
+    double-quoted escape (``\\x2F``, ``\\u002f``, ``\\/``, a backslash at a line
+    end) can make a GPU resource name the raw-text marker test misses.
+    """
     first = _FIRST_CONTENT.search(text)
     if first is None:
         return False
@@ -102,6 +107,8 @@ def _suspicious(text: str) -> bool:
         return True
     if "&" in text and _ALIAS.search(text):
         return True  # aliases: checked for expansion bombs
+    if "\\" in text and '"' in text:
+        return True  # an escape in double quotes can spell a marker: "nvidia.com\x2Fgpu"
     return yamlio.TEMPLATE_SYNTAX.search(text) is not None
 
 
