@@ -52,14 +52,32 @@ def _is_plain_safe(text: str) -> bool:
 
 
 def block(key: object, value: Any, indent: int, step: int, newline: str) -> str:
-    """``key: value`` as block YAML lines at ``indent`` (nested mappings ``step`` deeper)."""
+    """``key: value`` as block YAML lines at ``indent`` (nested collections ``step`` deeper)."""
     pad = " " * indent
+    if isinstance(value, Mapping | list) and value:
+        return f"{pad}{scalar(key)}:{newline}{entries(value, indent + step, step, newline)}"
+    return f"{pad}{scalar(key)}: {flat(value)}{newline}"
+
+
+def entries(value: Mapping[Any, Any] | list[Any], indent: int, step: int, newline: str) -> str:
+    """A non-empty collection's entries as block lines at ``indent``."""
     if isinstance(value, Mapping):
-        if not value:
-            return f"{pad}{scalar(key)}: {{}}{newline}"
-        inner = "".join(block(k, v, indent + step, step, newline) for k, v in value.items())
-        return f"{pad}{scalar(key)}:{newline}{inner}"
-    return f"{pad}{scalar(key)}: {scalar(value)}{newline}"
+        return "".join(block(k, v, indent, step, newline) for k, v in value.items())
+    return "".join(_item(v, indent, step, newline) for v in value)
+
+
+def _item(value: Any, indent: int, step: int, newline: str) -> str:
+    if isinstance(value, Mapping | list) and value:
+        inner = entries(value, indent + 2, step, newline)
+        return " " * indent + "- " + inner[indent + 2:]  # first entry on the dash's line
+    return f"{' ' * indent}- {flat(value)}{newline}"
+
+
+def flat(value: Any) -> str:
+    """A scalar, or an empty collection, as text on one line."""
+    if isinstance(value, Mapping | list) and not value:
+        return "{}" if isinstance(value, Mapping) else "[]"
+    return scalar(value)
 
 
 def dump_documents(docs: list[Any]) -> str:

@@ -18,7 +18,8 @@ from tfpolicy.edits import Edit, Op
 from tfpolicy.yamlio.emit import scalar
 from tfpolicy.yamlio.splice import indent_step
 
-_START = re.compile(r"^---(?=[ \t\r\n]|$)[^\n]*\n?", re.MULTILINE)
+# The "---" line, or only "--- " when content follows it on the line ("--- {flow: doc}").
+_START = re.compile(r"^---(?:[ \t]*(?:#[^\n]*)?(?:\n|$)|[ \t]+(?=[^#\s]))", re.MULTILINE)
 _END = re.compile(r"^\.\.\.(?=[ \t\r\n]|$)", re.MULTILINE)
 
 

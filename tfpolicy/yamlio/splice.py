@@ -1,20 +1,31 @@
 """Splice edits into a document's original text, so everything else keeps its bytes.
 
 Handles block-style mappings, which is what rendered manifests are made of.
-Anything else (flow collections on the path, a key sharing its line with a
-sequence dash) returns ``None`` and the caller falls back to the
-round-trip emitter.
+An edit that would pass through an alias, or through a key a merge key
+(``<<``) brings in, is written by expanding that one place: the alias (or
+the merged key) becomes its intended value written out locally, so the
+anchor and its other users keep theirs. Anything else (flow collections on
+the path, a key sharing its line with a sequence dash) returns ``None`` and
+the caller falls back to the round-trip emitter. Either way the caller
+checks that the text reads back as intended (verify.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from tfpolicy.edits import Edit, Op, Path
-from tfpolicy.yamlio.emit import block, scalar
+from tfpolicy.edits import Edit, Op, Path, get_path
+from tfpolicy.yamlio.aliases import Sharing, shared_below, sharing
+from tfpolicy.yamlio.emit import block, entries, flat, scalar
+from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
+
+_MERGE = "tag:yaml.org,2002:merge"
+# ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
+_ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,29 +33,56 @@ class _Patch:
     start: int
     end: int
     text: str
+    depth: int = 0  # an insertion's indent: deeper ones go first at the same point
+
+
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    text: str
+    root: yaml.Node
+    step: int
+    newline: str
+    shared: Sharing
 
 
 class _Unsupported(Exception):
     pass
 
 
-def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str) -> str | None:
-    """``text`` with ``edits`` applied, or ``None`` when its layout needs the fallback."""
-    step = indent_step(root)
+def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
+           intended: Any = None) -> str | None:
+    """``text`` with ``edits`` applied, or ``None`` when its layout needs the fallback.
+
+    ``intended`` is the whole document's data after the edits: what an
+    expanded alias or merged key is written out as.
+    """
+    doc = _Doc(text, root, indent_step(root), newline, sharing(root, text))
     try:
-        patches = [p for edit in edits for p in _patch(text, root, edit, step, newline)]
+        expand = _expansions(doc, edits)
+        kept = [e for e in edits if not any(_absorbed(e, q) for q in expand)]
+        patches = [p for q in sorted(expand, key=repr) for p in _expand(doc, q, intended)]
+        patches += [p for edit in kept for p in _patch(doc, edit)]
     except _Unsupported:
         return None
     return _join(text, patches, newline)
 
 
+def _under(path: Path, prefix: Path) -> bool:
+    return path[:len(prefix)] == prefix
+
+
+def _absorbed(edit: Edit, expanded: Path) -> bool:
+    """The edit is written by expanding ``expanded`` (removing it is not)."""
+    return _under(edit.path, expanded) and not (edit.path == expanded and edit.op is Op.REMOVE)
+
+
 def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
     out, pos = [], 0
-    for patch in sorted(patches, key=lambda p: p.start):  # stable: edit order kept at a point
+    for patch in sorted(patches, key=lambda p: (p.start, -p.depth)):  # stable: edit order
         if patch.start < pos:
             return None
         out.append(text[pos:patch.start])
-        if patch.start == len(text) and text and not text.endswith("\n"):
+        if patch.start == len(text) and text and not text.endswith(("\n", "\r")):
             out.append(newline)
         out.append(patch.text)
         pos = patch.end
@@ -52,62 +90,181 @@ def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
     return "".join(out)
 
 
-def _patch(text: str, root: yaml.Node, edit: Edit, step: int, newline: str) -> list[_Patch]:
-    parent = _walk(root, edit.path[:-1])
+def _expansions(doc: _Doc, edits: list[Edit]) -> set[Path]:
+    """Paths to write out locally: aliases and merged keys that edits pass through.
+
+    An edit below an anchor's own place also changes its other users, and
+    one that removes an anchored node would leave them dangling: those
+    users are expanded (with their unchanged value) too.
+    """
+    found: set[Path] = set()
+    for edit in edits:
+        through = _through(doc, edit)
+        if through is not None:
+            found.add(through)
+            continue
+        for node in _touched(doc, edit):
+            found.update(doc.shared.users[id(node)])
+    plain = [e.path for e in edits if not any(_absorbed(e, q) for q in found)]
+    return {q for q in found if not any(_under(q, p) for p in plain)
+            and not any(_under(q, o) and o != q for o in found)}
+
+
+def _through(doc: _Doc, edit: Edit) -> Path | None:
+    """The first place on the edit's path that is an alias or a merged-in key."""
+    node, path = doc.root, edit.path
+    for depth, item in enumerate(path):
+        last = depth == len(path) - 1
+        index = _index(node, item)
+        if index is None:
+            if _merges(node) and not (last and edit.op is Op.SET):
+                return path[:depth + 1]
+            return None
+        if doc.shared.is_alias(node, index):
+            return None if last and edit.op is Op.REMOVE else path[:depth + 1]
+        node = _child(node, index)
+    return None
+
+
+def _touched(doc: _Doc, edit: Edit) -> list[yaml.Node]:
+    """Anchored nodes the edit changes in place: on its path, or replaced or removed by it."""
+    if not doc.shared.users:
+        return []
+    out: list[yaml.Node] = []
+    node = doc.root
+    for item in edit.path:
+        index = _index(node, item)
+        if index is None:
+            return out
+        node = _child(node, index)
+        if id(node) in doc.shared.users:
+            out.append(node)
+    return out + shared_below(node, doc.shared)
+
+
+def _index(node: yaml.Node, item: Any) -> int | None:
+    if isinstance(node, yaml.MappingNode):
+        return next((i for i, (k, _) in enumerate(node.value)
+                     if k.tag != _MERGE and k.value == item), None)
+    if isinstance(node, yaml.SequenceNode) and isinstance(item, int):
+        return item if 0 <= item < len(node.value) else None
+    return None
+
+
+def _child(node: yaml.Node, index: int) -> yaml.Node:
+    entry = node.value[index]
+    return entry[1] if isinstance(entry, tuple) else entry  # type: ignore[no-any-return]
+
+
+def _merges(node: yaml.Node) -> bool:
+    return isinstance(node, yaml.MappingNode) and any(k.tag == _MERGE for k, _ in node.value)
+
+
+def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
+    """The alias or merged key at ``path`` written out as its intended value."""
+    if intended is None:
+        raise _Unsupported
+    try:
+        value = get_path(intended, path)
+    except (KeyError, IndexError, TypeError):
+        raise _Unsupported from None
+    parent = _walk(doc, path[:-1])
+    index = _index(parent, path[-1])
+    if index is None:
+        return [_insert(doc, parent, path[-1], value)]
+    if isinstance(parent, yaml.SequenceNode):
+        raise _Unsupported  # "- *name": no key to find the token by
+    key = parent.value[index][0]
+    token = _ALIAS.match(doc.text, key.end_mark.index)
+    if token is None:
+        raise _Unsupported
+    if not (isinstance(value, dict | list) and value):
+        return [_Patch(token.start(2), token.end(2), flat(value))]
+    rest = doc.text[token.end(2):eol(doc.text, token.end(2))].strip()
+    if rest and not rest.startswith("#"):
+        raise _Unsupported
+    at = eol(doc.text, token.end(2))
+    indent = entry_indent(doc.text, key) + doc.step
+    lines = entries(value, indent, doc.step, doc.newline)
+    return [_Patch(token.start(1), token.end(2), ""), _Patch(at, at, lines, indent)]
+
+
+def _patch(doc: _Doc, edit: Edit) -> list[_Patch]:
+    parent = _walk(doc, edit.path[:-1])
     key = edit.path[-1]
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
         raise _Unsupported
-    pair = next(((k, v) for k, v in parent.value if k.value == key), None)
+    index = _index(parent, key)
     if edit.op is Op.REMOVE:
-        if pair is None:
+        if index is None:
             raise _Unsupported
-        return [_remove(text, *pair)]
-    if pair is not None and _is_null(pair[1]) and isinstance(edit.value, dict) and edit.value:
-        return _fill(text, *pair, edit.value, step, newline)
-    if pair is not None:
-        return [_replace(pair[1], edit.value)]
-    indent = parent.value[0][0].start_mark.column
-    at = _after(text, parent.value[-1][1])
-    return [_Patch(at, at, block(key, edit.value, indent, step, newline))]
+        return [_remove(doc, parent, index)]
+    if index is None:
+        return [_insert(doc, parent, key, edit.value)]
+    pair = parent.value[index]
+    if _is_null(pair[1]) and isinstance(edit.value, dict) and edit.value:
+        return _fill(doc, pair[0], pair[1], edit.value)
+    return [_replace(pair[1], edit.value)]
+
+
+def _insert(doc: _Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
+    """A new ``key: value`` after the mapping's last entry, indented like its first."""
+    if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
+        raise _Unsupported
+    indent = entry_indent(doc.text, parent.value[0][0])
+    at = _end(doc, parent, len(parent.value) - 1)
+    return _Patch(at, at, block(key, value, indent, doc.step, doc.newline), indent)
 
 
 def _is_null(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
-def _fill(text: str, key: yaml.Node, value: yaml.Node, new: dict[str, Any], step: int,
-          newline: str) -> list[_Patch]:
+def _fill(doc: _Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> list[_Patch]:
     """``annotations:`` left empty (Helm renders that) becomes a block mapping under it."""
-    if value.start_mark.line != key.start_mark.line:
+    if value.start_mark.line != key.start_mark.line or value.start_mark.index < key.end_mark.index:
         raise _Unsupported
-    indent = key.start_mark.column + step
-    entries = "".join(block(k, v, indent, step, newline) for k, v in new.items())
-    at = _after(text, value)
-    ending = "" if text.endswith("\n", 0, at) else newline
+    indent = entry_indent(doc.text, key) + doc.step
+    lines = entries(new, indent, doc.step, doc.newline)
+    at = after(doc.text, value)
+    ending = "" if doc.text.endswith(("\n", "\r"), 0, at) else doc.newline
     return [_Patch(value.start_mark.index, value.end_mark.index, ""),
-            _Patch(at, at, ending + entries)]
+            _Patch(at, at, ending + lines, indent)]
 
 
-def _walk(root: yaml.Node, path: Path) -> yaml.Node:
-    node: yaml.Node | None = root
+def _walk(doc: _Doc, path: Path) -> yaml.Node:
+    node = doc.root
     for item in path:
-        if isinstance(node, yaml.MappingNode):
-            node = next((v for k, v in node.value if k.value == item), None)
-        elif isinstance(node, yaml.SequenceNode) and isinstance(item, int):
-            node = node.value[item]
-        else:
-            node = None
-        if node is None:
+        index = _index(node, item)
+        if index is None or doc.shared.is_alias(node, index):
             raise _Unsupported
-    assert node is not None
+        node = _child(node, index)
     return node
 
 
-def _remove(text: str, key: yaml.Node, value: yaml.Node) -> _Patch:
-    start = text.rfind("\n", 0, key.start_mark.index) + 1
-    if text[start:key.start_mark.index].strip(" "):
+def _remove(doc: _Doc, parent: yaml.Node, index: int) -> _Patch:
+    key = parent.value[index][0]
+    start = line_start(doc.text, key.start_mark.index)
+    if doc.text[start:key.start_mark.index].strip(" ") not in ("", "?"):
         raise _Unsupported  # the key shares its line with a "- " or "{"
-    return _Patch(start, _after(text, value), "")
+    return _Patch(start, _end(doc, parent, index), "")
+
+
+def _end(doc: _Doc, parent: yaml.Node, index: int) -> int:
+    """Where the line after entry ``index`` of a block collection begins (aliases seen)."""
+    while True:
+        entry = parent.value[index]
+        if doc.shared.is_alias(parent, index):
+            if not isinstance(entry, tuple):
+                raise _Unsupported
+            token = _ALIAS.match(doc.text, entry[0].end_mark.index)
+            if token is None:
+                raise _Unsupported
+            return eol(doc.text, token.end(2))
+        node = _child(parent, index)
+        if not isinstance(node, yaml.CollectionNode) or node.flow_style or not node.value:
+            return after(doc.text, node)
+        parent, index = node, len(node.value) - 1
 
 
 def _replace(value: yaml.Node, new: Any) -> _Patch:
@@ -126,22 +283,6 @@ def _styled(new: Any, style: str | None) -> str:
     return text
 
 
-def _after(text: str, node: yaml.Node) -> int:
-    """Where the line after ``node``'s last character begins.
-
-    A block collection's own end mark sits on the next token, possibly lines
-    later, so it is measured by its last entry instead.
-    """
-    while isinstance(node, yaml.CollectionNode) and not node.flow_style and node.value:
-        last = node.value[-1]
-        node = last[1] if isinstance(last, tuple) else last
-    mark = node.end_mark
-    if mark.column == 0 and mark.index > node.start_mark.index:
-        return int(mark.index)
-    newline = text.find("\n", int(mark.index))
-    return len(text) if newline < 0 else newline + 1
-
-
 def indent_step(root: yaml.Node) -> int:
     """The document's mapping indentation (2 unless it nests block mappings otherwise)."""
     stack = [root]
@@ -149,6 +290,8 @@ def indent_step(root: yaml.Node) -> int:
         node = stack.pop()
         if isinstance(node, yaml.MappingNode) and not node.flow_style:
             for key, value in node.value:
+                if value.start_mark.index < key.end_mark.index:
+                    continue  # an alias: its marks are the anchor's
                 if isinstance(value, yaml.MappingNode) and not value.flow_style and value.value:
                     step = value.value[0][0].start_mark.column - key.start_mark.column
                     return max(1, int(step))

@@ -92,5 +92,11 @@ def _not_utf8(byte: int, file: str, line: int) -> TfpolicyError:
 
 
 def newline_of(text: str) -> str:
-    """The line ending a document uses, so inserted lines match it (CRLF files stay CRLF)."""
-    return "\r\n" if "\r\n" in text else "\n"
+    """The line ending a document uses, so inserted lines match it (CRLF files stay CRLF).
+
+    A lone ``\r`` is a line break to YAML (and to libyaml), so a CR-only
+    file gets CR-only new lines.
+    """
+    if "\r\n" in text:
+        return "\r\n"
+    return "\r" if "\r" in text and "\n" not in text else "\n"

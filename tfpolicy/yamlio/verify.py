@@ -10,7 +10,7 @@ Only edited documents get here, so unedited ones are never parsed twice.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import re
 from typing import Any
 
 from ruamel.yaml.error import YAMLError as RuamelError
@@ -20,7 +20,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.yamlio.load import Parsed, parse_document
 from tfpolicy.yamlio.stream import RawDoc, newline_of, split_documents
 
-Writer = Callable[[RawDoc, Parsed, list[Edit], str], str | None]
+_START = re.compile(r"^---(?:[ \t\r\n]|$)", re.MULTILINE)
 # What the round trip raises on layouts it cannot edit (a merged key, a
 # flow document it reads as another shape): a refusal, never a traceback.
 _FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
@@ -50,7 +50,7 @@ def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str
     from tfpolicy.yamlio.splice import splice
 
     assert parsed.node is not None
-    return splice(raw.text, parsed.node, edits, newline)
+    return splice(raw.text, parsed.node, edits, newline, apply_edits(parsed.data, edits))
 
 
 def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
@@ -64,12 +64,16 @@ def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
     """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``."""
     if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
         return False  # the next document's "---" would join its last line
-    if len(split_documents(text)) != 1:
-        return False
+    if len(split_documents(text)) != 1 or _marked(original) != _marked(text):
+        return False  # a lost "---" would join this document to the one before
     try:
         return same(parse_document(text, file=file).data, intended)
     except TfpolicyError:
         return False
+
+
+def _marked(text: str) -> bool:
+    return _START.search(text) is not None
 
 
 def same(a: Any, b: Any) -> bool:
