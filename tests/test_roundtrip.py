@@ -8,6 +8,7 @@ no-op.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -40,8 +41,9 @@ def test_edited_documents_equal_the_planned_edits(path: Path, stage: str, builti
         parsed = yamlio.parse_document(raw.text, file=path.name)
         if parsed.data is None:
             continue
+        lines = len(re.findall(r"\r\n|\r|\n", raw.text))  # a lone CR ends a line too
         mine = [e for c in result.changes for e in c.edits
-                if c.line >= raw.line and c.line < raw.line + raw.text.count("\n") + 1]
+                if c.line >= raw.line and c.line < raw.line + lines + 1]
         expected.append(apply_edits(parsed.data, mine))
     assert _docs(result.text) == expected
 

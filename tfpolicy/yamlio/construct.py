@@ -87,7 +87,7 @@ def _guarded(base: Any, kind: str) -> Any:
         try:
             value = base(loader, node)
         except (ValueError, OverflowError, IndexError, KeyError):
-            raise error(f"not a valid {kind}" + _too_long(node), node) from None
+            raise error(_too_long(node) or f"not a valid {kind}", node) from None
         if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
             raise error("an integer of more than 4300 digits", node)  # hex, octal, binary
         return value
@@ -100,7 +100,7 @@ _MAX_INT_BITS = 14_284  # 4300 decimal digits: Python's own limit for reading in
 
 def _too_long(node: yaml.Node) -> str:
     digits = sum(c.isdigit() for c in str(node.value))
-    return f" ({digits} digits; at most 4300 are read)" if digits > 4300 else ""
+    return f"an integer of {digits} digits (at most 4300 are read)" if digits > 4300 else ""
 
 
 def _unsupported(loader: Loader, node: yaml.Node) -> Any:

@@ -27,6 +27,11 @@ _MERGE = "tag:yaml.org,2002:merge"
 # ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
 _ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
 
+# A block scalar that keeps its trailing blank lines ("|+"): blank lines
+# left behind by a removal after it would become part of its value.
+_KEEP = re.compile(r"[|>][1-9]?\+|[|>]\+[1-9]?")
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))*")
+
 
 @dataclass(frozen=True, slots=True)
 class _Patch:
@@ -247,7 +252,10 @@ def _remove(doc: _Doc, parent: yaml.Node, index: int) -> _Patch:
     start = line_start(doc.text, key.start_mark.index)
     if doc.text[start:key.start_mark.index].strip(" ") not in ("", "?"):
         raise _Unsupported  # the key shares its line with a "- " or "{"
-    return _Patch(start, _end(doc, parent, index), "")
+    end = _end(doc, parent, index)
+    if _KEEP.search(doc.text, 0, start):
+        end = _BLANK_LINES.match(doc.text, end).end()  # type: ignore[union-attr]
+    return _Patch(start, end, "")
 
 
 def _end(doc: _Doc, parent: yaml.Node, index: int) -> int:
