@@ -62,8 +62,8 @@ def builtin_policies() -> list[str]:
 
 def policy_source(ref: str, base: Path) -> tuple[str, str]:
     """(display name, text) of a policy given by path or built-in name."""
-    candidate = Path(ref) if Path(ref).is_absolute() else base / ref
-    if candidate.exists() or "/" in ref or ref.endswith((".yaml", ".yml")):
+    candidate = base / ref  # an absolute ref stays itself
+    if _is_path(ref, base):
         return _shown(ref, candidate), read_text(str(candidate))
     if ref in builtin_policies():
         text = resources.files("tfpolicy").joinpath("policies", f"{ref}.yaml").read_text()
@@ -72,6 +72,32 @@ def policy_source(ref: str, base: Path) -> tuple[str, str]:
         f"no policy file or built-in policy named {ref!r} "
         f"(built-in: {', '.join(builtin_policies())})"
     )
+
+
+def _is_path(ref: str, base: Path) -> bool:
+    """A file, not a built-in name: it exists, or it looks like a path."""
+    return "/" in ref or ref.endswith((".yaml", ".yml")) or (base / ref).exists()
+
+
+def confine_refs(refs: tuple[str, ...], base: Path, root: Path, origin: str) -> None:
+    """Refuse policy paths (from a config, env or functionConfig) that resolve outside ``root``.
+
+    Symlinks are resolved first, so a link inside the repository cannot
+    point tfpolicy at a file outside it (DESIGN §2, project config). Only an
+    explicit ``-p`` on the command line may name any file.
+    """
+    top = root.resolve()
+    for ref in refs:
+        if _is_path(ref, base) and not _inside(base / ref, top):
+            raise TfpolicyError(f"policy path {ref!r} leaves the repository ({top}); policy "
+                                "files named here must be inside it", file=origin)
+
+
+def _inside(path: Path, top: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(top)
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: not a usable path
+        return False
 
 
 def _shown(ref: str, path: Path) -> str:
