@@ -5,9 +5,11 @@ Nothing here writes; writing lives in ``tfpolicy.output``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +34,30 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
     return yamlio.decode(_limited(data, path), path)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A file as it was read: ``fix`` replaces it only while it is still exactly this."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+
+    @classmethod
+    def of(cls, info: os.stat_result, data: bytes) -> Seen:
+        return cls(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def read_seen(path: str) -> tuple[bytes, Seen]:
+    """A file's bytes (within the size limit) and what it was when they were read."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = _limited(handle.read(MAX_FILE_BYTES + 1), path)
+    except OSError as exc:
+        raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
+    return data, Seen.of(info, data)
 
 
 def _limited(data: bytes, path: str) -> bytes:
