@@ -114,12 +114,13 @@ def confine_refs(refs: tuple[str, ...], base: Path, root: Path, origin: str) -> 
     """
     top = root.resolve()
     for ref in refs:
-        if _is_path(ref, base) and not _inside(base / ref, top):
+        if _is_path(ref, base) and not inside(base / ref, top):
             raise TfpolicyError(f"policy path {ref!r} leaves the repository ({top}); policy "
                                 "files named here must be inside it", file=origin)
 
 
-def _inside(path: Path, top: Path) -> bool:
+def inside(path: Path, top: Path) -> bool:
+    """Whether ``path``, every symlink resolved, is ``top`` or under it."""
     try:
         return path.resolve().is_relative_to(top)
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: not a usable path

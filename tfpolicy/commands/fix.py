@@ -28,7 +28,10 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     changed = [r for r in rewrites if r.changed]
     targets = plan_writes([(r.path, _bytes(r), r.seen) for r in changed], Path.cwd())
     clean_stale(Path(r.path).resolve().parent for r in rewrites)
-    moved = write_all(targets, lambda t: click.echo(f"Fixing {t.shown}"))
+    written: list[str] = []
+    moved = write_all(targets, lambda t: written.append(t.shown))
+    # Printed once every write is done: a closed stdout cannot stop fix half-way.
+    click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
     findings += [_moved(t) for t in moved]
     emit_findings(findings, run.fmt, err=True)
     return ExitCode.FINDINGS if changed or has_errors(findings) else ExitCode.OK
