@@ -146,9 +146,18 @@ def _fill(fd: int, data: bytes, info: os.stat_result) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
-        with contextlib.suppress(PermissionError):  # only root may give a file away
-            os.fchown(handle.fileno(), info.st_uid, info.st_gid)
+        _keep_owner(handle.fileno(), info)
         os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))  # after chown, which clears suid
+
+
+def _keep_owner(fd: int, info: os.stat_result) -> None:
+    """Owner and group as they were; only root may give a file away, but a runner may
+    keep a group it belongs to."""
+    try:
+        os.fchown(fd, info.st_uid, info.st_gid)
+    except PermissionError:
+        with contextlib.suppress(PermissionError):
+            os.fchown(fd, -1, info.st_gid)
 
 
 def _commit(staged: _Staged, written: Callable[[Target], None]) -> bool:
