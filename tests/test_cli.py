@@ -156,9 +156,9 @@ def test_validate_builtin_and_broken_policies(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: tfpolicy.dev/v1alpha1\nkind: MigrationPolicy\nmetadata: {name: b}\n"
                    "spec:\n  stage: rightsize\n  resources: {tflops: {limit: lots}}\n")
-    code, out, _ = main(capsys, "validate", str(bad))
-    assert code == 2
-    assert out == (f"{bad}:6:31: [error] 'lots' is not a Kubernetes quantity such as \"30\", "
+    code, out, err = main(capsys, "validate", str(bad))
+    assert (code, out) == (2, "")  # exit 2: findings on stderr, stdout empty
+    assert err == (f"{bad}:6:31: [error] 'lots' is not a Kubernetes quantity such as \"30\", "
                    "\"149.7\", 8Gi or 512Mi ($.spec.resources.tflops.limit) (b)\n")
 
 

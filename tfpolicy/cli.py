@@ -3,6 +3,8 @@ turns exceptions into exit codes (DESIGN §3)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -30,7 +32,20 @@ COMMANDS: dict[str, click.Command] = {
 }
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _OutputClosed(Exception):
+    """stdout's reader went away while a command wrote to it."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        # click would turn EPIPE into a plain exit 1, which reads as "findings" (DESIGN §3).
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _OutputClosed from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tfpolicy")
 @click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
 def cli(traceback: bool) -> None:
@@ -45,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result = cli.main(args=args, prog_name="tfpolicy", standalone_mode=False)
+        sys.stdout.flush()  # a reader gone away must show here, not after the exit code is set
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:
@@ -57,14 +73,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.INVALID
     except TfpolicyError as exc:
         return _fail(exc)
-    except BrokenPipeError:
-        return ExitCode.OK
+    except (BrokenPipeError, _OutputClosed):
+        return _broken_pipe()
     except Exception as exc:  # anything else is a bug: one line, traceback on request
         if "--traceback" in args:
             traceback.print_exc()
         print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return ExitCode.INTERNAL
     return int(result or 0)
+
+
+def _broken_pipe() -> int:
+    """stdout's reader went away: the output did not get through, so never exit 0.
+
+    Quietly, and with stdout pointed at /dev/null so the interpreter's own
+    flush at exit cannot raise again (a host like ArgoCD would otherwise take a
+    cut-off render for a whole one; reference/hosts.md §3.3).
+    """
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return ExitCode.BROKEN_PIPE
 
 
 def _fail(exc: TfpolicyError) -> int:

@@ -1,7 +1,15 @@
 """Project config ``.tfpolicy.yaml``: policies and defaults shared by every host (DESIGN §2).
 
-Looked up from the working directory upwards, stopping at a repository
-root; paths in it are relative to the file.
+Looked up from the working directory upwards. The walk stops at a
+repository root (a folder with ``.git``), at a ceiling the host knows (the
+root of the repository ArgoCD unpacked), at the user's home, and at a
+filesystem boundary: without those stops a folder outside any repository
+would take a ``.tfpolicy.yaml`` from anywhere above it, up to ``/``.
+
+Policy paths in the file are relative to it and must stay inside its
+repository (the folder with ``.git`` above it, else the file's own folder),
+symlinks resolved: a config is data a repository ships, and must not make
+tfpolicy read the files of whoever runs it.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from pathlib import Path
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.schema import validate
+from tfpolicy.sources import confine_refs
 
 FILENAME = ".tfpolicy.yaml"
 
@@ -28,22 +37,95 @@ class ProjectConfig:
         return self.path.parent
 
 
-def find_config(start: Path) -> ProjectConfig | None:
-    """The nearest ``.tfpolicy.yaml`` at or above ``start``, not past a repository root."""
-    for folder in (start.resolve(), *start.resolve().parents):
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """Where the walk found a config (or none), and why it stopped where it did."""
+
+    config: ProjectConfig | None
+    stopped: Path
+    reason: str
+
+    def explain(self) -> str:
+        if self.config is not None:
+            return f"using {self.config.path}"
+        return f"no {FILENAME} found; the lookup stopped at {self.stopped} ({self.reason})"
+
+
+def find_config(start: Path, ceiling: Path | None = None) -> ProjectConfig | None:
+    """The nearest ``.tfpolicy.yaml`` at or above ``start``, within the stops above."""
+    return lookup(start, ceiling).config
+
+
+def lookup(start: Path, ceiling: Path | None = None) -> Lookup:
+    home = _home()
+    top = ceiling.resolve() if ceiling is not None else None
+    folder = start.resolve()
+    while True:
         candidate = folder / FILENAME
         if candidate.is_file():
-            return load_config(candidate)
-        if (folder / ".git").exists():
-            return None
-    return None
+            return Lookup(load_config(candidate, _root(folder, top, home)), folder, "found")
+        reason = _stop(folder, top, home)
+        if reason:
+            return Lookup(None, folder, reason)
+        folder = folder.parent
 
 
-def load_config(path: Path) -> ProjectConfig:
-    text = yamlio.decode(path.read_bytes(), str(path))
-    docs = yamlio.load_all(text, file=str(path))
-    data = docs[0] if docs else {}
-    for violation in validate(data, "config"):
+def _stop(folder: Path, ceiling: Path | None, home: Path | None) -> str:
+    """Why the walk must not go above ``folder`` (empty: it may)."""
+    if (folder / ".git").exists():
+        return "a repository root"
+    if folder == ceiling:
+        return "the root of the repository being rendered"
+    if folder == home:
+        return "the user's home"
+    if folder.parent == folder:
+        return "the filesystem root"
+    if _device(folder) != _device(folder.parent):
+        return "a filesystem boundary"
+    return ""
+
+
+def _root(folder: Path, ceiling: Path | None, home: Path | None) -> Path:
+    """The repository a config found in ``folder`` belongs to: policy paths stay inside it."""
+    current = folder
+    while True:
+        if (current / ".git").exists() or current == ceiling:
+            return current
+        if _stop(current, ceiling, home):
+            return folder
+        current = current.parent
+
+
+def _device(folder: Path) -> int:
+    try:
+        return folder.stat().st_dev
+    except OSError:
+        return -1
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (KeyError, RuntimeError):  # no HOME and no passwd entry
+        return None
+
+
+def load_config(path: Path, root: Path | None = None) -> ProjectConfig:
+    """The config in ``path``; its policy paths must resolve inside ``root``."""
+    try:
+        data_bytes = path.read_bytes()
+    except OSError as exc:
+        raise TfpolicyError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    text = yamlio.decode(data_bytes, str(path))
+    docs = [(raw, yamlio.parse_document(raw.text, file=str(path), line=raw.line))
+            for raw in yamlio.split_documents(text)]
+    docs = [(raw, parsed) for raw, parsed in docs if parsed.node is not None]
+    if len(docs) > 1:  # silently taking the first would ignore what the user wrote below it
+        raise TfpolicyError(f"{len(docs)} YAML documents: a project config is one document",
+                            file=str(path), line=docs[1][0].line + 1)
+    config = docs[0][1].data if docs else {}
+    for violation in validate(config, "config"):
         raise TfpolicyError(f"{violation.message} ({violation.json_path})", file=str(path))
-    return ProjectConfig(path, tuple(data.get("policies", [])), data.get("namespace"),
-                         data.get("format"))
+    policies = tuple(config.get("policies", []))
+    confine_refs(policies, path.parent, root or path.parent, str(path))
+    return ProjectConfig(path, policies, config.get("namespace"), config.get("format"))

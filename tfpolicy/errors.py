@@ -14,6 +14,7 @@ class ExitCode(IntEnum):
     INVALID = 2
     INTERNAL = 3
     INTERRUPTED = 130
+    BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a reader that went away
 
 
 class TfpolicyError(Exception):

@@ -7,6 +7,7 @@ importlib.resources, so an installed tfpolicy needs no checkout.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -71,17 +72,65 @@ def _leaves(errors: Any) -> Any:
 
 
 def _message(error: jsonschema.ValidationError) -> str:
+    """What is wrong, naming the value only by a short excerpt: never a file's content.
+
+    jsonschema's own messages repeat the whole instance; a policy path that
+    points at any file (``-p /etc/passwd``) would print that file.
+    """
     schema: Any = error.schema
     instance: Any = error.instance
+    value: Any = error.validator_value
+    if error.validator == "required":  # names the property, never the instance
+        return str(error.message)
     if error.validator == "additionalProperties":
         extra = sorted(set(instance) - set(schema.get("properties", {})), key=str)
-        return f"unknown field {', '.join(repr(e) for e in extra)}"
+        return f"unknown field {', '.join(brief(e) for e in extra)}"
     if error.validator == "enum":
         choices = ", ".join(str(c) for c in schema["enum"])
-        return f"{instance!r} is not one of: {choices}"
+        return f"{brief(instance)} is not one of: {choices}"
     if error.validator == "not" and isinstance(schema, dict):
-        inner = error.validator_value if isinstance(error.validator_value, dict) else {}
+        inner = value if isinstance(value, dict) else {}
         return f"not allowed: {inner.get('description') or schema.get('description', 'forbidden')}"
     if error.validator in ("anyOf", "oneOf", "pattern") and "description" in schema:
-        return f"{instance!r} is not {schema['description']}"
-    return str(error.message)
+        return f"{brief(instance)} is not {schema['description']}"
+    return _GENERIC.get(str(error.validator), _other)(brief(instance), value)
+
+
+def _other(shown: str, value: Any) -> str:
+    return f"{shown} is not valid here"
+
+
+_GENERIC: dict[str, Callable[[str, Any], str]] = {
+    "type": lambda shown, value: f"{shown} is not of type {_types(value)}",
+    "const": lambda shown, value: f"{shown} must be {brief(value)}",
+    "pattern": lambda shown, value: f"{shown} does not match {brief(value)}",
+    "minLength": lambda shown, value: f"{shown} is shorter than {value} characters",
+    "maxLength": lambda shown, value: f"{shown} is longer than {value} characters",
+    "minimum": lambda shown, value: f"{shown} is less than the minimum of {value}",
+    "maximum": lambda shown, value: f"{shown} is greater than the maximum of {value}",
+    "minItems": lambda shown, value: f"{shown} has fewer than {value} items",
+    "maxItems": lambda shown, value: f"{shown} has more than {value} items",
+    "minProperties": lambda shown, value: f"{shown} has fewer than {value} fields",
+    "uniqueItems": lambda shown, value: f"{shown} has repeated items",
+}
+
+
+def _types(value: Any) -> str:
+    return " or ".join(repr(t) for t in value) if isinstance(value, list) else repr(value)
+
+
+_SHORT = 40
+
+
+def brief(value: Any) -> str:
+    """A value as a message may show it: short scalars as written, anything else by its shape."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    shown = repr(value)
+    if isinstance(value, str) and (len(shown) > _SHORT or "\\n" in shown):
+        return f"a string of {len(value)} characters"
+    return shown if len(shown) <= _SHORT else f"a {type(value).__name__} value"

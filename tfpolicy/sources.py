@@ -5,9 +5,11 @@ Nothing here writes; writing lives in ``tfpolicy.output``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +34,30 @@ def read_text(path: str) -> str:
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
     return yamlio.decode(_limited(data, path), path)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A file as it was read: ``fix`` replaces it only while it is still exactly this."""
+
+    size: int
+    mtime_ns: int
+    digest: str
+
+    @classmethod
+    def of(cls, info: os.stat_result, data: bytes) -> Seen:
+        return cls(info.st_size, info.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def read_seen(path: str) -> tuple[bytes, Seen]:
+    """A file's bytes (within the size limit) and what it was when they were read."""
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            data = _limited(handle.read(MAX_FILE_BYTES + 1), path)
+    except OSError as exc:
+        raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
+    return data, Seen.of(info, data)
 
 
 def _limited(data: bytes, path: str) -> bytes:
@@ -62,8 +88,8 @@ def builtin_policies() -> list[str]:
 
 def policy_source(ref: str, base: Path) -> tuple[str, str]:
     """(display name, text) of a policy given by path or built-in name."""
-    candidate = Path(ref) if Path(ref).is_absolute() else base / ref
-    if candidate.exists() or "/" in ref or ref.endswith((".yaml", ".yml")):
+    candidate = base / ref  # an absolute ref stays itself
+    if _is_path(ref, base):
         return _shown(ref, candidate), read_text(str(candidate))
     if ref in builtin_policies():
         text = resources.files("tfpolicy").joinpath("policies", f"{ref}.yaml").read_text()
@@ -72,6 +98,33 @@ def policy_source(ref: str, base: Path) -> tuple[str, str]:
         f"no policy file or built-in policy named {ref!r} "
         f"(built-in: {', '.join(builtin_policies())})"
     )
+
+
+def _is_path(ref: str, base: Path) -> bool:
+    """A file, not a built-in name: it exists, or it looks like a path."""
+    return "/" in ref or ref.endswith((".yaml", ".yml")) or (base / ref).exists()
+
+
+def confine_refs(refs: tuple[str, ...], base: Path, root: Path, origin: str) -> None:
+    """Refuse policy paths (from a config, env or functionConfig) that resolve outside ``root``.
+
+    Symlinks are resolved first, so a link inside the repository cannot
+    point tfpolicy at a file outside it (DESIGN §2, project config). Only an
+    explicit ``-p`` on the command line may name any file.
+    """
+    top = root.resolve()
+    for ref in refs:
+        if _is_path(ref, base) and not inside(base / ref, top):
+            raise TfpolicyError(f"policy path {ref!r} leaves the repository ({top}); policy "
+                                "files named here must be inside it", file=origin)
+
+
+def inside(path: Path, top: Path) -> bool:
+    """Whether ``path``, every symlink resolved, is ``top`` or under it."""
+    try:
+        return path.resolve().is_relative_to(top)
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: not a usable path
+        return False
 
 
 def _shown(ref: str, path: Path) -> str:

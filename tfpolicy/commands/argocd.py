@@ -21,7 +21,7 @@ from tfpolicy.commands.common import emit_findings
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import Finding, has_errors
-from tfpolicy.hosts.appsource import Source, render
+from tfpolicy.hosts.appsource import Source, check_links, render
 from tfpolicy.hosts.argocd import settings
 from tfpolicy.hosts.policies import with_stage
 from tfpolicy.pipeline import DocOutcome, Options, transform_documents
@@ -41,6 +41,7 @@ def generate() -> int:
     """Render the app folder and apply its policies; print the manifests."""
     cwd = Path.cwd()
     run = settings(os.environ, cwd)
+    check_links(cwd, run.root)
     policies = load_policy_set(list(run.refs), run.base)
     if run.stage:
         policies = with_stage(policies, run.stage)

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
-from tfpolicy.config import ProjectConfig, find_config
+from tfpolicy.config import ProjectConfig, lookup
 from tfpolicy.engine import PolicySet
 from tfpolicy.findings import Finding
 from tfpolicy.pipeline import Options
@@ -45,7 +45,10 @@ class Run:
 def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
             explain: bool) -> Run:
     """The policy set and options, from flags first, then the project config."""
-    config = find_config(Path.cwd())
+    found = lookup(Path.cwd())
+    config = found.config
+    if explain and not policies:
+        click.echo(f"tfpolicy: {found.explain()}", err=True)
     refs, base = _refs(policies, config)
     namespace = namespace or (config.namespace if config else None) or "default"
     fmt = fmt or (config.format if config else None) or "text"

@@ -1,14 +1,20 @@
-"""``tfpolicy fix``: rewrite files in place, atomically, only changed ones (pre-commit style)."""
+"""``tfpolicy fix``: rewrite files in place, only changed ones (pre-commit style).
+
+What it guarantees about concurrent edits, links and temp files is in
+``tfpolicy.output`` and the README's ``fix`` section.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import click
 
 from tfpolicy.commands.common import emit_findings, engine_options, resolve
-from tfpolicy.commands.rewrite import BOM, rewrite_files
+from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
-from tfpolicy.findings import has_errors
-from tfpolicy.output import write_atomic
+from tfpolicy.findings import Finding, Severity, has_errors
+from tfpolicy.output import Target, clean_stale, plan_writes, write_all
 
 
 @click.command()
@@ -20,9 +26,22 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     run = resolve(policies, namespace, fmt, explain)
     rewrites, findings, _ = rewrite_files(run, paths)
     changed = [r for r in rewrites if r.changed]
-    for rewrite in changed:
-        prefix = BOM.decode("utf-8") if rewrite.bom else ""
-        write_atomic(rewrite.path, prefix + rewrite.text)
-        click.echo(f"Fixing {rewrite.path}")
+    targets = plan_writes([(r.path, _bytes(r), r.seen) for r in changed], Path.cwd())
+    clean_stale(Path(r.path).resolve().parent for r in rewrites)
+    written: list[str] = []
+    moved = write_all(targets, lambda t: written.append(t.shown))
+    # Printed once every write is done: a closed stdout cannot stop fix half-way.
+    click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
+    findings += [_moved(t) for t in moved]
     emit_findings(findings, run.fmt, err=True)
     return ExitCode.FINDINGS if changed or has_errors(findings) else ExitCode.OK
+
+
+def _bytes(rewrite: Rewrite) -> bytes:
+    return (BOM if rewrite.bom else b"") + rewrite.text.encode("utf-8")
+
+
+def _moved(target: Target) -> Finding:
+    """A file edited while fix ran keeps the edit; the user runs fix again."""
+    return Finding(Severity.ERROR, "changed while fix ran: left as it is (run fix again)",
+                   "changed-during-fix", file=target.shown, line=1, column=1)

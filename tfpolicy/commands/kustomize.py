@@ -20,6 +20,7 @@ from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
+from tfpolicy.output import install_file
 from tfpolicy.pipeline import Options, transform
 from tfpolicy.sources import STDIN, load_policy_set, read_text
 
@@ -53,7 +54,6 @@ def install_plugin(plugin_home: str | None) -> int:
     home = Path(plugin_home) if plugin_home else default_home(os.environ, Path.home())
     target = home / PLUGIN_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(plugin_script(sys.executable), encoding="utf-8")
-    target.chmod(0o755)
+    install_file(target, plugin_script(sys.executable).encode("utf-8"), 0o755)
     click.echo(str(target))
     return ExitCode.OK

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.admission import webhook_traps
@@ -13,7 +12,7 @@ from tfpolicy.engine import Change, objects, resource_ref
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.pipeline import transform
-from tfpolicy.sources import STDIN, manifest_files, read_text
+from tfpolicy.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.stages.common import TF
 
 BOM = b"\xef\xbb\xbf"
@@ -26,6 +25,7 @@ class Rewrite:
     text: str
     changed: bool
     bom: bool
+    seen: Seen  # what ``fix`` checks is still there before it replaces the file
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
@@ -39,18 +39,15 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     for path in manifest_files(paths or (".",)):
         if path == STDIN:
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-        original = read_text(path)
+        data, seen = read_seen(path)
+        original = yamlio.decode(data, path)
         result = transform(original, run.policies, path, run.options)
         kept = original if keep_original else ""
-        rewrites.append(Rewrite(path, kept, result.text, result.changed, _has_bom(path)))
+        rewrites.append(Rewrite(path, kept, result.text, result.changed,
+                                data.startswith(BOM), seen))
         findings.extend(result.findings)
         changes.extend(result.changes)
     return rewrites, findings, changes
-
-
-def _has_bom(path: str) -> bool:
-    with Path(path).open("rb") as handle:
-        return handle.read(3) == BOM
 
 
 def change_findings(changes: list[Change]) -> list[Finding]:

@@ -25,8 +25,8 @@ def validate(fmt: str, policies: tuple[str, ...]) -> int:
             raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
         refs, base = list(config.policies), config.base
     found, findings = check_policy_files(refs, base)
-    emit_findings(findings, fmt, err=False)
-    if findings:
+    if findings:  # exit 2 is bad input: stdout stays empty, as for every command
+        emit_findings(findings, fmt, err=True)
         return ExitCode.INVALID
     click.echo(f"{len(found)} policies valid", err=True)
     return ExitCode.OK

@@ -10,6 +10,7 @@ failure is a one-line error: a silent empty render would prune the app
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.sources import MANIFEST_SUFFIXES, read_text
+from tfpolicy.sources import MANIFEST_SUFFIXES, inside, read_text
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
@@ -34,6 +35,24 @@ def render(folder: Path, env: Mapping[str, str]) -> list[Source]:
     if (folder / "Chart.yaml").is_file():
         return [_run(_helm(env), folder)]
     return [Source(str(f.relative_to(folder)), read_text(str(f))) for f in _manifests(folder)]
+
+
+def check_links(folder: Path, root: Path) -> None:
+    """Refuse a symlink in the repository that resolves outside it, as ArgoCD does.
+
+    The repo-server rejects such repositories (``CheckOutOfBoundsSymlinks``,
+    hosts.md §3.3); a render that followed one would publish a file of the
+    sidecar (a token, a Secret) as a manifest.
+    """
+    top = root.resolve()
+    for current, folders, files in os.walk(root):
+        folders[:] = sorted(f for f in folders if f != ".git")
+        for name in sorted(folders + files):
+            path = Path(current, name)
+            if path.is_symlink() and not inside(path, top):
+                shown = os.path.relpath(path, folder)
+                raise TfpolicyError("a symlink that leaves the repository: ArgoCD refuses "
+                                    "these, and so does tfpolicy", file=shown)
 
 
 def _manifests(folder: Path) -> list[Path]:

@@ -21,6 +21,7 @@ from typing import Any
 from tfpolicy.config import find_config
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.hosts.policies import split_refs
+from tfpolicy.sources import confine_refs
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,26 +30,47 @@ class Settings:
     base: Path  # what relative policy paths are relative to
     stage: str | None
     namespace: str
+    root: Path  # the repository the cmp-server unpacked: nothing is read outside it
 
 
 def settings(env: Mapping[str, str], cwd: Path) -> Settings:
-    """The generate run's settings from the cmp-server environment (hosts.md §3.2)."""
-    config = find_config(cwd)
+    """The generate run's settings from the cmp-server environment (hosts.md §3.2).
+
+    Whoever may create an Application chooses the env and parameters, so
+    policy paths from them (and from the repository's ``.tfpolicy.yaml``)
+    must stay inside the repository: else an error message in the UI could
+    show the sidecar's own files.
+    """
+    root = repository_root(env, cwd)
+    config = find_config(cwd, root)
     refs: tuple[str, ...] = config.policies if config else ()
     base = config.base if config else cwd
     from_env = split_refs(env.get("ARGOCD_ENV_TFPOLICY_POLICIES", ""))
     if from_env:
+        confine_refs(from_env, cwd, root, "ARGOCD_ENV_TFPOLICY_POLICIES")
         refs, base = from_env, cwd
     params = _parameters(env)
     if params.get("policies"):
         refs, base = tuple(params["policies"]), cwd
+        confine_refs(refs, cwd, root, "the plugin parameter 'policies'")
     if not refs:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
     stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
     namespace = (env.get("ARGOCD_APP_NAMESPACE") or (config.namespace if config else None)
                  or "default")
-    return Settings(refs, base, str(stage) if stage else None, namespace)
+    return Settings(refs, base, str(stage) if stage else None, namespace, root)
+
+
+def repository_root(env: Mapping[str, str], cwd: Path) -> Path:
+    """The unpacked repository: the app folder minus ``ARGOCD_APP_SOURCE_PATH`` (§3.3)."""
+    here = cwd.resolve()
+    parts = [p for p in Path(env.get("ARGOCD_APP_SOURCE_PATH") or ".").parts if p not in (".", "/")]
+    if not parts or ".." in parts or len(parts) >= len(here.parts):
+        return here
+    if here.parts[-len(parts):] != tuple(parts):
+        return here
+    return here.parents[len(parts) - 1]
 
 
 def _parameters(env: Mapping[str, str]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from tfpolicy.hosts.krmconfig import configure
 from tfpolicy.pipeline import Options, transform
 from tfpolicy.policy import PolicyInvalid
 from tfpolicy.render import as_result
+from tfpolicy.schema import brief
 from tfpolicy.yamlio import krm as rt
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1",
@@ -68,12 +69,16 @@ def failure(exc: TfpolicyError) -> Output:
 def _read(text: str) -> _Input:
     if not text.strip():
         raise TfpolicyError("no input: expected a ResourceList on stdin")
-    parsed = yamlio.parse_document(text, file="<stdin>")
+    try:
+        parsed = yamlio.parse_document(text, file="<stdin>")
+    except ValueError:  # Python refuses int() of over 4,300 digits; no real field needs one
+        raise TfpolicyError("a number too large to read (over 4,300 digits)",
+                            file="<stdin>") from None
     data = parsed.data
     if not isinstance(data, dict) or data.get("kind") != "ResourceList":
         raise TfpolicyError("input is not a ResourceList (kind: ResourceList)")
     if data.get("apiVersion") not in API_VERSIONS:
-        raise TfpolicyError(f"unsupported ResourceList apiVersion {data.get('apiVersion')!r} "
+        raise TfpolicyError(f"unsupported ResourceList apiVersion {brief(data.get('apiVersion'))} "
                             f"(supported: {', '.join(API_VERSIONS)})")
     if not isinstance(data.get("items"), list):
         raise TfpolicyError("the ResourceList has no items list")
@@ -103,8 +108,8 @@ def _transform_item(item: Any, text: str, position: int, policies: PolicySet,
     if not isinstance(item, dict):
         return None, [Finding(Severity.ERROR, f"items[{position}] is not a mapping",
                               "krm-input")]
-    path, index = _origin(item)
     try:
+        path, index = _origin(item)
         result = transform(text, policies, path or f"items[{position}]", options)
     except TfpolicyError as exc:
         return None, [_error(exc, _ref(item))]
@@ -114,16 +119,45 @@ def _transform_item(item: Any, text: str, position: int, policies: PolicySet,
 
 
 def _origin(item: dict[str, Any]) -> tuple[str, int]:
-    annotations = (item.get("metadata") or {}).get("annotations") or {}
-    path = next((str(annotations[k]) for k in _PATH_KEYS if k in annotations), "")
-    index = next((str(annotations[k]) for k in _INDEX_KEYS if k in annotations), "0")
-    return path, int(index) if index.isdigit() else 0
+    """The item's file and index as the orchestrator annotated them (§1.3).
+
+    Annotation values are strings in Kubernetes; anything else here (a
+    ``.inf``, a 5,000-digit integer) is a broken ResourceList, reported as an
+    error result rather than guessed at.
+    """
+    annotations = _mapping(_mapping(item.get("metadata")).get("annotations"))
+    path_key = next((k for k in _PATH_KEYS if k in annotations), None)
+    index_key = next((k for k in _INDEX_KEYS if k in annotations), None)
+    path = annotations[path_key] if path_key else ""
+    if not isinstance(path, str):
+        raise TfpolicyError(f"annotation {path_key} must be a string, not {brief(path)}")
+    return path, _index(index_key, annotations[index_key]) if index_key else 0
+
+
+_MAX_INDEX = 1 << 31  # kyaml parses the index as a Go int; nothing real comes near
+
+
+def _index(key: str, value: Any) -> int:
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MAX_INDEX:
+        return value
+    raise TfpolicyError(f"annotation {key} must be a whole number as a string, "
+                        f"not {brief(value)}")
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _ref(item: dict[str, Any]) -> ResourceRef:
-    meta = item.get("metadata") or {}
-    return ResourceRef(str(item.get("apiVersion", "")), str(item.get("kind", "")),
-                       str(meta.get("name", "")), str(meta.get("namespace") or ""))
+    meta = _mapping(item.get("metadata"))
+    return ResourceRef(_text(item.get("apiVersion", "")), _text(item.get("kind", "")),
+                       _text(meta.get("name", "")), _text(meta.get("namespace") or ""))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else brief(value)
 
 
 def _finish(given: _Input, new: dict[int, str], findings: list[Finding]) -> Output:

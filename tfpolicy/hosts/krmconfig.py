@@ -4,7 +4,8 @@ kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
 (reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
 as written, here our ``MigrationPolicy``. With no functionConfig the
 project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
-Policy paths resolve against the working directory.
+Policy paths resolve against the working directory (the package) and must stay
+inside it, symlinks resolved.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.hosts.policies import policies_from_text, split_refs
 from tfpolicy.pipeline import Options
 from tfpolicy.policy import Policy
-from tfpolicy.sources import load_policy_set
+from tfpolicy.schema import brief
+from tfpolicy.sources import confine_refs, load_policy_set
 from tfpolicy.yamlio import krm as rt
 
 POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")
@@ -35,10 +37,10 @@ def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
     if (config.get("apiVersion"), config.get("kind")) == POLICY_KIND:
         return PolicySet.of(policies_from_text(rt.dump_block(config), shown)), Options()
     if _is_configmap(config):
-        return _from_configmap(config["data"], shown)
+        return _from_configmap(config["data"], shown, cwd)
     raise TfpolicyError(
         f"functionConfig must be a {'/'.join(POLICY_KIND)} or a v1/ConfigMap, "
-        f"not {config.get('apiVersion')}/{config.get('kind')}"
+        f"not {brief(config.get('apiVersion'))}/{brief(config.get('kind'))}"
     )
 
 
@@ -48,10 +50,12 @@ def _is_configmap(config: Any) -> bool:
 
 
 def _shown(config: dict[str, Any]) -> str:
-    annotations = (config.get("metadata") or {}).get("annotations") or {}
+    metadata = config.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    annotations = annotations if isinstance(annotations, dict) else {}
     path = annotations.get("internal.config.kubernetes.io/path") or annotations.get(
         "config.kubernetes.io/path")
-    return str(path) if path else "functionConfig"
+    return path if isinstance(path, str) and path else "functionConfig"
 
 
 def _project(cwd: Path) -> tuple[PolicySet, Options]:
@@ -63,20 +67,30 @@ def _project(cwd: Path) -> tuple[PolicySet, Options]:
                                                                          or "default")
 
 
-def _from_configmap(data: Any, shown: str) -> tuple[PolicySet, Options]:
-    if not isinstance(data, dict):
-        raise TfpolicyError("functionConfig data must be a mapping", file=shown)
-    unknown = sorted(set(data) - set(CONFIGMAP_KEYS))
-    if unknown:
-        raise TfpolicyError(f"unknown functionConfig data key(s) {', '.join(unknown)} "
-                            f"(valid: {', '.join(CONFIGMAP_KEYS)})", file=shown)
+def _from_configmap(data: Any, shown: str, cwd: Path) -> tuple[PolicySet, Options]:
+    _check_data(data, shown)
     policies: list[Policy] = []
-    refs = list(split_refs(str(data.get("policies", ""))))
-    if refs:
-        policies += load_policy_set(refs, Path(".")).policies
+    refs = split_refs(data.get("policies", ""))
+    if refs:  # the package's own files only: a functionConfig is data the package ships
+        confine_refs(refs, cwd, cwd, shown)
+        policies += load_policy_set(list(refs), cwd).policies
     if data.get("policy"):
         policies += policies_from_text(str(data["policy"]), f"{shown}:data.policy")
     if not policies:
         raise TfpolicyError("functionConfig data names no policy (data.policies or "
                             "data.policy)", file=shown)
-    return PolicySet.of(policies), Options(str(data.get("namespace") or "default"))
+    return PolicySet.of(policies), Options(data.get("namespace") or "default")
+
+
+def _check_data(data: Any, shown: str) -> None:
+    """A ConfigMap's data is strings only (``.inf`` or a huge integer is not a policy name)."""
+    if not isinstance(data, dict):
+        raise TfpolicyError("functionConfig data must be a mapping", file=shown)
+    unknown = sorted((brief(k) for k in set(data) - set(CONFIGMAP_KEYS)), key=str)
+    if unknown:
+        raise TfpolicyError(f"unknown functionConfig data key(s) {', '.join(unknown)} "
+                            f"(valid: {', '.join(CONFIGMAP_KEYS)})", file=shown)
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise TfpolicyError(f"functionConfig data.{key} must be a string, not "
+                                f"{brief(value)}", file=shown)
