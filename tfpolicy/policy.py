@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from fractions import Fraction
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
@@ -115,12 +117,20 @@ def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
     found = []
     for violation in validate(data, "policy"):
         line, col = locate(violation.path)
-        message = f"{violation.message} ({violation.json_path})"
+        message = f"{_excerpt(violation.message)} ({violation.json_path})"
         found.append(_error(message, file, line, col, _name_of(data)))
     if not found:
-        found.extend(_quantity_errors(data, file, locate))
+        found.extend(_number_errors(data, file, locate))
         found.extend(_kind_errors(data, file, locate))
     return found
+
+
+# Schema messages quote the offending value; a long one is cut (an error never echoes a field).
+_LONG_VALUE = re.compile(r"('[^'\n]{32})[^'\n]{8,}'|([0-9]{32})[0-9]{8,}")
+
+
+def _excerpt(message: str) -> str:
+    return _LONG_VALUE.sub(lambda m: f"{m[1]}…'" if m[1] else f"{m[2]}…", message)
 
 
 def _kind_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
@@ -153,34 +163,60 @@ def _name_of(data: Any) -> str:
     return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
 
 
-def _quantity_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
+# Per-GPU maxima, as the schema's numbers have them: far above any GPU TensorFusion knows
+# (gputable.py: 2250 TFLOPS, 180 GiB), low enough that no total of them overflows.
+_MAXIMA = {"tflops": (Fraction(100_000), "100000"), "computePercent": (Fraction(100), "100"),
+           "vram": (Fraction(16 << 40), "16Ti")}
+
+
+def _levels(spec: Mapping[str, Any]) -> list[tuple[tuple[str | int, ...], Mapping[str, Any]]]:
+    """The spec and each per-workload override: where settings are written."""
+    return [(("spec",), spec)] + [(("spec", "workloads", i), w)
+                                  for i, w in enumerate(spec.get("workloads", []))]
+
+
+def _number_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
+    """Quantities out of range, a request above its limit, a count that is not an integer."""
     found = []
-    spec = data["spec"]
-    blocks: list[tuple[tuple[str | int, ...], Any]] = [
-        (("spec", "resources"), spec.get("resources"))
-    ]
-    blocks += [(("spec", "workloads", i, "resources"), w.get("resources"))
-               for i, w in enumerate(spec.get("workloads", []))]
-    for path, block in blocks:
-        for kind, pair in (block or {}).items():
-            for end, value in pair.items():
-                problem = _quantity_problem(kind, value)
-                if problem:
-                    line, col = locate((*path, kind, end))
-                    found.append(_error(problem, file, line, col, _name_of(data)))
+    for path, level in _levels(data["spec"]):
+        problems: list[tuple[tuple[str, ...], str]] = []
+        if isinstance(level.get("enabledReplicas"), float):  # JSON Schema calls 3.0 an integer
+            problems.append((("enabledReplicas",), "enabledReplicas must be a whole number "
+                             "written without a point (the webhook parses an int32)"))
+        for kind, pair in (level.get("resources") or {}).items():
+            problems += [(("resources", kind, end), problem)
+                         for end, problem in _pair_problems(kind, pair)]
+        for where, problem in problems:
+            line, col = locate((*path, *where))
+            found.append(_error(problem, file, line, col, _name_of(data)))
     return found
 
 
-def _quantity_problem(kind: str, value: Any) -> str | None:
+def _pair_problems(kind: str, pair: Mapping[str, Any]) -> list[tuple[str, str]]:
+    amounts, problems = {}, []
+    for end, value in pair.items():
+        try:
+            amounts[end] = _amount(kind, value)
+        except QuantityError as exc:
+            problems.append((end, str(exc)))
+    if len(amounts) == 2 and amounts["request"] > amounts["limit"]:
+        message = (f"{kind} request {pair['request']!r} is above its limit {pair['limit']!r} "
+                   "(as in Kubernetes, a request may not exceed its limit)")
+        problems.append(("request", message))
+    return problems
+
+
+def _amount(kind: str, value: Any) -> Fraction:
+    maximum, shown = _MAXIMA[kind]
     try:
         amount = parse_quantity(value)
-    except QuantityError:
-        return f"{value!r} is not a Kubernetes quantity"
-    if kind == "computePercent" and not 0 < amount <= 100:
-        return f"computePercent {value!r} must be above 0 and at most 100"
-    if amount <= 0:
-        return f"{kind} {value!r} must be above 0"
-    return None
+    except QuantityError as exc:
+        if not str(exc).startswith("out of range"):
+            raise QuantityError(f"{kind}: {exc}") from None
+        amount = maximum + 1
+    if not 0 < amount <= maximum:
+        raise QuantityError(f"{kind} {value!r} must be above 0 and at most {shown}")
+    return amount
 
 
 def build_policy(data: Mapping[str, Any], file: str, line: int, column: int) -> Policy:

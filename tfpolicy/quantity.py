@@ -1,4 +1,19 @@
-"""Kubernetes resource quantities (``resource.Quantity``), parsed exactly.
+"""Kubernetes resource quantities (``resource.Quantity``), parsed as Kubernetes does, bounded.
+
+The grammar and the rounding are those of k8s.io/apimachinery
+``pkg/api/resource/quantity.go`` (``ParseQuantity``): an optional sign, digits
+with an optional point, then a binary suffix (``Ki`` … ``Ei``), a decimal one
+(``n u m k M G T P E``) or ``e``/``E`` and a signed exponent; a non-zero value
+is rounded up, away from zero, to a whole nano.
+
+Where Kubernetes is lax or wraps around, tfpolicy refuses instead of guessing,
+and no input makes it compute with numbers of millions of digits:
+
+- no digit at all (``"."``, ``"+"``, ``"Gi"``): Kubernetes reads 0, which no one means;
+- an exponent outside int32: ``suffix.go`` (``interpret``) casts it to int32, so it wraps;
+- a magnitude above 2^63-1: ``math.go`` ``maxAllowed``, where Kubernetes caps binary
+  quantities and beyond which its int64 accessors (``Value``, ``MilliValue``) fail;
+- more than 64 significant digits (an int64 with nano precision needs 28).
 
 The TensorFusion webhook silently ignores an unparsable quantity
 (reference/tensor-fusion.md §1.2), so tfpolicy validates them up front.
@@ -6,43 +21,89 @@ The TensorFusion webhook silently ignores an unparsable quantity
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 
+MAX_MAGNITUDE = 2**63 - 1
+MAX_DIGITS = 64
+_NANO = 10**9
+_INT32 = 2**31
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {
-    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), "": Fraction(1),
-    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-    "P": Fraction(10**15), "E": Fraction(10**18),
-}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+# Linear-time: no two parts can match the same characters.
 _RE = re.compile(
-    r"^(?P<num>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$"
+    r"(?P<sign>[+-]?)(?P<whole>[0-9]*)(?:\.(?P<frac>[0-9]*))?"
+    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE](?P<exp>[+-]?[0-9]+))?"
 )
 
 
 class QuantityError(ValueError):
-    """Not a Kubernetes quantity."""
+    """Not a Kubernetes quantity, or one out of range."""
 
 
 def parse_quantity(text: str | int | float) -> Fraction:
-    """Exact value of a quantity such as ``"30"``, ``"149.7"``, ``8Gi``, ``512Mi``."""
-    if isinstance(text, bool):
-        raise QuantityError(f"not a quantity: {text!r}")
+    """Exact value of a quantity such as ``"30"``, ``"149.7"``, ``8Gi``, ``512Mi``.
+
+    YAML numbers are read as Kubernetes reads them (as the JSON number they become).
+    """
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise QuantityError(f"not a quantity: {_shown(text)}")
     if isinstance(text, int):
+        if abs(text) > MAX_MAGNITUDE:
+            raise QuantityError(f"out of range: a quantity is at most {MAX_MAGNITUDE}")
         return Fraction(text)
-    if isinstance(text, float):
-        return Fraction(str(text))
-    match = _RE.match(text.strip()) if isinstance(text, str) else None
-    if match is None or text.strip() != text:
-        raise QuantityError(f"not a quantity: {text!r}")
-    number = Fraction(match["num"])
+    if isinstance(text, float) and not math.isfinite(text):
+        raise QuantityError(f"not a quantity: {text!r} is not a finite number")
+    return _parse_text(repr(text) if isinstance(text, float) else text)
+
+
+def _parse_text(text: str) -> Fraction:
+    match = _RE.fullmatch(text)
+    if match is None:
+        raise QuantityError(f"not a quantity: {_shown(text)}")
+    whole, frac = match["whole"], match["frac"] or ""
+    if not whole and not frac:
+        raise QuantityError(f"not a quantity: {_shown(text)} has no digits")
     suffix = match["suffix"] or ""
-    if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    if suffix in _DECIMAL:
-        return number * _DECIMAL[suffix]
-    return number * Fraction(10) ** int(suffix[1:])
+    scale = _exponent(match["exp"], text) if match["exp"] else _DECIMAL.get(suffix, 0)
+    digits = (whole + frac).lstrip("0")
+    significant = digits.rstrip("0")
+    if not significant:
+        return Fraction(0)
+    scale += len(digits) - len(significant) - len(frac)
+    value = _magnitude(significant, scale, _BINARY.get(suffix, 1), text)
+    return -value if match["sign"] == "-" else value
+
+
+def _exponent(text: str, whole: str) -> int:
+    digits = text.lstrip("+-").lstrip("0")
+    value = int(text) if len(digits) <= 10 else _INT32
+    if not -_INT32 <= value < _INT32:
+        raise QuantityError(f"out of range: the exponent of {_shown(whole)} is not an int32")
+    return value
+
+
+def _magnitude(digits: str, scale: int, factor: int, text: str) -> Fraction:
+    """``digits × 10^scale × factor`` rounded up to a nano, bounded before any arithmetic."""
+    if len(digits) - 1 + scale >= 19:  # at least 10^19 > 2^63-1
+        raise QuantityError(f"out of range: {_shown(text)} is above {MAX_MAGNITUDE}")
+    if len(digits) + scale <= -28:  # below 10^-28 × 2^60 < 1n: Kubernetes rounds up to 1n
+        return Fraction(1, _NANO)
+    if len(digits) > MAX_DIGITS:
+        raise QuantityError(f"{_shown(text)} has more than {MAX_DIGITS} significant digits")
+    exact = int(digits) * Fraction(10) ** scale * factor
+    nanos = -(-exact.numerator * _NANO // exact.denominator)
+    if nanos > MAX_MAGNITUDE * _NANO:
+        raise QuantityError(f"out of range: {_shown(text)} is above {MAX_MAGNITUDE}")
+    return Fraction(nanos, _NANO)
+
+
+def _shown(value: object) -> str:
+    """A short excerpt: an error names the value, it does not echo a whole field."""
+    if isinstance(value, str):
+        return repr(value if len(value) <= 32 else value[:32] + "…")
+    return type(value).__name__ if not isinstance(value, bool) else repr(value)
 
 
 def is_quantity(text: object) -> bool:
@@ -68,13 +129,12 @@ def canonical(text: str) -> str:
 
 
 def _canonical_decimal(value: Fraction) -> str:
+    """Every parsed value is a whole number of nanos, so some suffix fits exactly."""
     for suffix in ("E", "P", "T", "G", "M", "k", "", "m", "u", "n"):
-        scaled = value / _DECIMAL[suffix]
+        scaled = value / Fraction(10) ** _DECIMAL[suffix]
         if scaled.denominator == 1 and (scaled != 0 or suffix == ""):
             return f"{scaled.numerator}{suffix}"
-    # Kubernetes rounds up below nano; so do we.
-    nanos = -(-value.numerator * 10**9 // value.denominator)
-    return f"{nanos}n"
+    raise AssertionError(f"{value} is not a whole number of nanos")
 
 
 def milli(text: str | int | float) -> int:

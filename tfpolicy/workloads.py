@@ -12,10 +12,21 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import Path
+from tfpolicy.edits import Path, format_path
+from tfpolicy.errors import TfpolicyError
 
 ANY = "*"
-_TOKEN = re.compile(r"\[(\*|\d+)\]|([^.\[\]]+)")
+_TOKEN = re.compile(r"\[(\*|[0-9]+)\]|([^.\[\]]+)")
+MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes API
+
+
+class ReplicasError(TfpolicyError):
+    """A replica count the API server would refuse; ``path`` is where it is in the object,
+    so a caller that knows the document can locate it."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +126,8 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
     """Replicas behind a template: its parent's ``replicas`` (``parallelism`` for Jobs).
 
     ``None`` when the count is decided by the cluster (DaemonSet: one per node).
+    Absent or null is Kubernetes' default, 1; a value the API server would refuse
+    is a ``ReplicasError``, never read as some other count.
     """
     kind = obj.get("kind")
     if kind == "DaemonSet":
@@ -123,5 +136,32 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
         return 1
     parent = _get(obj, template[:-1])
     key = "parallelism" if kind in ("Job", "CronJob") else "replicas"
-    value = parent.get(key, 1) if isinstance(parent, Mapping) else 1
-    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+    value = parent.get(key) if isinstance(parent, Mapping) else None
+    count = 1 if value is None else _count(value)
+    if count is None:
+        path = (*template[:-1], key)
+        raise ReplicasError(f"{_name(obj)}: {format_path(path)} {_shown(value)} is not a replica "
+                            f"count (Kubernetes takes an integer from 0 to {MAX_REPLICAS})", path)
+    return count
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    return f"{obj.get('kind')}/{name[:63] if isinstance(name, str) else ''}"
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # YAML 3.0 reaches the API server as the JSON number 3
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPLICAS:
+        return value
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A short excerpt of the value: an error never echoes a long field."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**32:
+        return "(a number of more than 32 digits)"
+    text = repr(value)
+    return text if len(text) <= 34 else text[:33] + "…"
