@@ -86,7 +86,7 @@ def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
         found = _get(meta, name) or {}
         wanted = set(getattr(writes, name)) | (set(writes.drop) if name == "annotations" else set())
         for key in sorted(k for k in wanted if k in found and not recordable(found[k])):
-            message = f"{key} holds a value tfpolicy cannot record for rollback; quote it"
+            message = f"{key} holds a value tfpolicy cannot record for rollback; write it as a string"
             return [Note(Severity.ERROR, "unrecordable-value", message, ("metadata", name, key))]
     return []
 
