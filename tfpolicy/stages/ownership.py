@@ -77,16 +77,17 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
 
 
 def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
+    """An error when a map to write into is not one, or a user value cannot be recorded."""
     meta = template.get("metadata")
     for name, value in (("metadata", meta), *((n, _get(meta, n)) for n in MAPS)):
         if value is not None and not isinstance(value, dict):
             message = f"{name} is not a mapping; tfpolicy does not replace it"
             return [Note(Severity.ERROR, "not-a-mapping", message, _where(name))]
-    for name in MAPS:
+    touched = {"labels": set(writes.labels), "annotations": {*writes.annotations, *writes.drop}}
+    for name, keys in touched.items():
         found = _get(meta, name) or {}
-        wanted = set(getattr(writes, name)) | (set(writes.drop) if name == "annotations" else set())
-        for key in sorted(k for k in wanted if k in found and not recordable(found[k])):
-            message = f"{key} holds a value tfpolicy cannot record for rollback; write it as a string"
+        for key in sorted(k for k in keys if k in found and not recordable(found[k])):
+            message = f"{key} holds a value tfpolicy cannot record; write it as a string"
             return [Note(Severity.ERROR, "unrecordable-value", message, ("metadata", name, key))]
     return []
 
