@@ -40,16 +40,7 @@ UPDATE = os.environ.get("TFPOLICY_UPDATE_GOLDEN") == "1"
 # Cases whose current output breaks DESIGN §1, per test: the reason is the
 # bug. Their expected files are what DESIGN asks for, written by hand, so
 # the strict xfail turns into a failure the day the bug is fixed.
-_EMPTY_MAP_DROPPED = (
-    "undo cannot tell a pod-template annotations/metadata map that was empty (`{}` or null) "
-    "before tfpolicy from one a stage created, so rollback drops it: rollback(stage(x)) "
-    "equals x up to that empty map"
-)
-XFAIL: dict[str, dict[str, str]] = {
-    "takeover/null-annotations": {"test_rollback_restores": _EMPTY_MAP_DROPPED},
-    "takeover/null-template-metadata": {"test_rollback_restores": _EMPTY_MAP_DROPPED},
-    "rollback/empty-annotations-map": {"test_apply": _EMPTY_MAP_DROPPED},
-}
+XFAIL: dict[str, dict[str, str]] = {}
 
 
 def _cases() -> list[Path]:

@@ -1,9 +1,12 @@
 """Hypothesis properties of the engine (STYLE §11, DESIGN §1 "Deterministic target state").
 
 - apply is idempotent, byte for byte;
-- rollback(stage(x)) == x for every stage, and stage B over stage A equals stage B over x;
+- rollback(stage(x)) == x for every stage, and stage B over stage A equals stage B over x,
+  for templates carrying any mix of user-written TensorFusion keys (owned by a stage
+  or not, with or without the value a stage writes) and empty, null or absent maps;
 - documents that are not GPU workloads keep their bytes;
-- only the planned paths change (pod template labels/annotations, container resources).
+- only the planned paths change (pod template labels/annotations, container resources);
+- no label or annotation outside the stage's own set changes.
 """
 
 from __future__ import annotations
@@ -19,6 +22,13 @@ from hypothesis import strategies as st
 from tests.conftest import run
 from tfpolicy.engine import PolicySet
 from tfpolicy.policy import build_policy, check_policy
+from tfpolicy.stages.keys import (
+    RECORDS,
+    RIGHTSIZE_ANNOTATIONS,
+    RIGHTSIZE_LABELS,
+    TAKEOVER_ANNOTATIONS,
+    TAKEOVER_LABELS,
+)
 
 GPU_NAMES = ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb", "huawei.com/npu", "aliyun.com/ppu"]
 KINDS = {
@@ -30,6 +40,32 @@ KINDS = {
 }
 names = st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True)
 label_values = st.sampled_from(["web", "true", "1", "on", "x-y", "v1.2"])
+TF = "tensor-fusion.ai/"
+# Keys a stage owns, each with a value a stage writes and one it does not.
+OWNED = {
+    "isolation": ["shared", "soft", "hard"], "enabled-replicas": ["1", "3"],
+    "gpupool": ["pool-a", "mine"], "qos": ["high"], "gpu-model": ["NVIDIA A100-SXM4-80GB"],
+    "tflops-request": ["30", "10"], "tflops-limit": ["60", "20"],
+    "compute-percent-request": ["25"], "compute-percent-limit": ["50", "20"],
+    "vram-request": ["8Gi"], "vram-limit": ["8Gi", "4Gi"], "gpu-count": ["1", "2"],
+    "inject-container": ["c0", "c1"], "vendor": ["NVIDIA"], "autoscale": ["true"],
+    "autoscale-target": ["vram", "all"],
+}
+# Keys TensorFusion reads that no stage owns (reference §11 row 1).
+NOT_OWNED = {
+    "is-local-gpu": ["true", "false"], "sidecar-worker": ["true"], "gpu-indices": ["0", "0,1"],
+    "workload-profile": ["prof"], "gang-min-members": ["2"], "gang-timeout": ["5m"],
+    "disable-features": ["gpu-opt,mem-manager"], "dedicated-gpu": ["true"],
+    "require-gpu-topology": ["true"], "partition-id": ["nv-80g-1g-10gb"],
+}
+tf_annotations = st.dictionaries(
+    st.sampled_from(sorted(OWNED) + sorted(NOT_OWNED)).map(lambda name: TF + name),
+    st.just(""), max_size=6,
+).flatmap(lambda keys: st.fixed_dictionaries({
+    key: st.sampled_from({**OWNED, **NOT_OWNED}[key.removeprefix(TF)]) for key in keys
+}))
+# A map as a chart renders it: absent (None here), null, empty or with entries.
+_ABSENT = object()
 
 
 @st.composite
@@ -57,13 +93,16 @@ def workloads(draw: Any) -> dict[str, Any]:
     kind = draw(st.sampled_from(sorted(KINDS)))
     api, path = KINDS[kind]
     template: dict[str, Any] = {"spec": {"containers": draw(containers())}}
-    meta = {}
-    if draw(st.booleans()):
-        meta["labels"] = draw(st.dictionaries(names, label_values, max_size=2))
-    if draw(st.booleans()):
-        meta["annotations"] = draw(st.dictionaries(names, label_values, min_size=1, max_size=2))
-    if meta and any(meta.values()):
-        template = {"metadata": {k: v for k, v in meta.items() if v}, **template}
+    labels = {**draw(st.dictionaries(names, label_values, max_size=2)),
+              **draw(st.sampled_from([{}, {TF + "enabled": "true"}]))}
+    annotations = {**draw(st.dictionaries(names, label_values, max_size=2)),
+                   **draw(tf_annotations)}
+    meta = {name: value for name, value in (("labels", draw(_map(labels))),
+                                            ("annotations", draw(_map(annotations))))
+            if value is not _ABSENT}
+    found = draw(st.sampled_from([meta] * 4 + [_ABSENT, None] if not meta else [meta]))
+    if found is not _ABSENT:
+        template = {"metadata": found, **template}
     doc: dict[str, Any] = {"apiVersion": api, "kind": kind,
                            "metadata": {"name": draw(names), "namespace": "ml"}}
     node = doc
@@ -72,6 +111,10 @@ def workloads(draw: Any) -> dict[str, Any]:
     node["replicas"] = draw(st.integers(1, 8))
     node[path[-1]] = template
     return doc
+
+
+def _map(entries: dict[str, Any]) -> st.SearchStrategy[Any]:
+    return st.sampled_from([entries] if entries else [{}, None, _ABSENT])
 
 
 @st.composite
@@ -156,3 +199,25 @@ def test_only_planned_paths_change(doc: dict[str, Any], policy: dict[str, Any]) 
     after = data(run(dump(doc), to_set(policy)).text)[0]
     changed = DeepDiff(doc, after).affected_paths
     assert all(ALLOWED.match(path) for path in changed), changed
+
+
+OWNS = {"takeover": (TAKEOVER_LABELS, TAKEOVER_ANNOTATIONS | set(RECORDS)),
+        "rightsize": (RIGHTSIZE_LABELS, RIGHTSIZE_ANNOTATIONS | set(RECORDS))}
+
+
+def _section(doc: dict[str, Any], name: str, owned: Any) -> dict[str, Any]:
+    """The template's labels or annotations that the stage does not own."""
+    node: Any = doc
+    for key in KINDS[doc["kind"]][1]:
+        node = node[key]
+    meta = node.get("metadata") or {}
+    return {k: v for k, v in (meta.get(name) or {}).items() if k not in owned}
+
+
+@common
+@given(workloads(), policies())
+def test_keys_outside_the_stage_are_kept(doc: dict[str, Any], policy: dict[str, Any]) -> None:
+    after = data(run(dump(doc), to_set(policy)).text)[0]
+    labels, annotations = OWNS[policy["spec"]["stage"]]
+    for name, owned in (("labels", labels), ("annotations", annotations)):
+        assert _section(after, name, owned) == _section(doc, name, owned)

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import Edit, Path, diff, format_path
+from tfpolicy.edits import Edit, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.gpu import GpuResources
 from tfpolicy.match import Subject, explain, misses
 from tfpolicy.policy import Policy
-from tfpolicy.stages import STAGES
+from tfpolicy.stages import run_stage
 from tfpolicy.stages.common import (
     ENABLED,
     OWN,
@@ -25,8 +25,8 @@ from tfpolicy.stages.common import (
     StageContext,
     is_gpu_workload,
     labels_of,
-    undo,
 )
+from tfpolicy.stages.ownership import undo
 from tfpolicy.workloads import Registry, replicas_of
 
 Locate = Callable[[Path], tuple[int, int]]
@@ -116,18 +116,27 @@ def _plan_template(obj: Mapping[str, Any], base: Path, path: Path, policies: Pol
     if original is not None:
         settings = owner.settings_for(lambda m: not misses(m, subject))
         stage_ctx = StageContext(subject.kind, replicas_of(obj, path), policies.gpus)
-        target, stage_notes = STAGES[owner.stage](original, settings, stage_ctx)
+        target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
         notes += stage_notes
     for note in notes:
         report(note, owner.name)
     if target is None or any(n.severity is Severity.ERROR for n in notes):
         return
-    edits = diff(template, target, base + path)
+    edits = _keep_empty_maps(target, diff(template, target, base + path), base + path)
     if edits:
         line, column = ctx.locate(base + path)
         out.edits.extend(edits)
         out.changes.append(Change(report.ref, ctx.file, base + path, owner.name, tuple(edits),
                                   line, column))
+
+
+def _keep_empty_maps(target: Any, edits: list[Edit], base: Path) -> list[Edit]:
+    """A map the target leaves empty is set to ``{}`` in one edit rather than emptied key by
+    key, which a block mapping's text would turn into null (issue 8 §5)."""
+    emptied = list(dict.fromkeys(e.path[:-1] for e in edits if e.op is Op.REMOVE
+                                 and _get(target, e.path[len(base):-1]) == {}))
+    kept = [e for e in edits if not any(e.path[:len(p)] == p for p in emptied)]
+    return kept + [Edit(Op.SET, p, {}) for p in emptied]
 
 
 def _owner(policies: tuple[Policy, ...], subject: Subject, report: _Reporter,

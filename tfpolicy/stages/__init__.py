@@ -1,4 +1,9 @@
-"""The stages, as an explicit registry: stage → target function (DESIGN §1)."""
+"""The stages, as an explicit registry: stage → target function (DESIGN §1).
+
+Which keys each stage owns: :mod:`tfpolicy.stages.keys`; how they are
+recorded and undone: :mod:`tfpolicy.stages.record`,
+:mod:`tfpolicy.stages.ownership`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 from tfpolicy.policy import Settings, Stage
 from tfpolicy.stages import rightsize, rollback, takeover
 from tfpolicy.stages.common import Note, StageContext
+from tfpolicy.stages.conflicts import conflicts
 
 TargetFn = Callable[
     [dict[str, Any], Settings, StageContext], tuple[dict[str, Any] | None, list[Note]]
@@ -18,3 +24,11 @@ STAGES: dict[Stage, TargetFn] = {
     Stage.RIGHTSIZE: rightsize.target,
     Stage.ROLLBACK: rollback.target,
 }
+
+
+def run_stage(stage: Stage, original: dict[str, Any], settings: Settings,
+              ctx: StageContext) -> tuple[dict[str, Any] | None, list[Note]]:
+    """The stage's target for the original template, with what the user wrote that conflicts
+    with it."""
+    target, notes = STAGES[stage](original, settings, ctx)
+    return target, notes + (conflicts(target, ctx.gpus) if target is not None else [])

@@ -5,7 +5,8 @@ template: the webhook admits pods over the cap unmutated (§2.3), so they
 keep their whole GPUs from the device plugin, while pods under the cap get
 the share and lose the native resources at admission (§2.1 step 13). Were
 they removed here, the capped-out replicas would run with no GPU at all.
-The step to 100 % removes and records them.
+The step to 100 % removes and records them. Its keys, each recorded with
+the user's value: :mod:`tfpolicy.stages.keys`.
 
 Facts (reference/tensor-fusion.md): the webhook defaults ``gpu-count`` to 1
 once no native limit is left (§2.2), so the summed count is written; a
@@ -23,19 +24,9 @@ from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX, vendor_of
 from tfpolicy.policy import Resources, Settings
 from tfpolicy.quantity import QuantityError, parse_quantity
-from tfpolicy.stages.common import (
-    ENABLED,
-    RECORD,
-    SECTIONS,
-    TF,
-    Note,
-    StageContext,
-    Usage,
-    child_map,
-    containers,
-    encode_record,
-    gpu_usage,
-)
+from tfpolicy.stages.common import TF, Note, StageContext, Usage, containers, gpu_usage
+from tfpolicy.stages.keys import ENABLED, PERCENT, TFLOPS
+from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
 
 NO_SOFT_LIMITER = frozenset({"AMD", "Hygon", "MetaX"})
@@ -50,19 +41,18 @@ def target(
         return None, notes
     result = copy.deepcopy(original)
     cap, cap_notes = enabled_replicas(settings, ctx)
-    record = {} if cap else {RECORD: encode_record(usage)}
     if not cap:
         _strip_gpus(result, usage)
     vendor, vendor_notes = _vendor(usage, settings)
     annotations = {
         **_shares(settings.resources), TF + "gpu-count": str(count),
         **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
-        **vendor, **cap, **_autoscale(settings), **record,
+        **vendor, **cap, **_autoscale(settings),
     }
-    meta = child_map(result, "metadata")
-    child_map(meta, "labels")[ENABLED] = "true"
-    child_map(meta, "annotations").update(annotations)
-    return result, notes + cap_notes + vendor_notes
+    writes = Writes({ENABLED: "true"}, annotations, _other_share(settings.resources),
+                    {} if cap else usage)
+    stamped, stamp_notes = stamp(result, writes)
+    return stamped, notes + cap_notes + vendor_notes + stamp_notes
 
 
 def _gpu_count(usage: Usage, template: dict[str, Any]) -> tuple[int | None, list[Note]]:
@@ -97,10 +87,10 @@ def _strip_gpus(template: dict[str, Any], usage: Usage) -> None:
         if not sections:
             continue
         resources = container["resources"]
-        for section in SECTIONS:
-            for resource in sections.get(section, {}):
+        for section, entries in sections.items():
+            for resource in entries:
                 del resources[section][resource]
-            if section in resources and not resources[section]:
+            if not resources[section]:
                 del resources[section]
         if not resources:
             del container["resources"]
@@ -117,6 +107,14 @@ def _shares(resources: Resources | None) -> dict[str, str]:
             out[f"{TF}{prefix}-request"] = pair.request
             out[f"{TF}{prefix}-limit"] = pair.limit
     return out
+
+
+def _other_share(resources: Resources | None) -> tuple[str, ...]:
+    """Both TFLOPS and compute-percent make the scheduler reserve nothing (reference §11
+    row 5): writing one family, the stage removes the user's other one (recorded)."""
+    if resources is None or (resources.tflops is None) == (resources.compute_percent is None):
+        return ()
+    return PERCENT if resources.tflops is not None else TFLOPS
 
 
 def _inject(template: dict[str, Any], usage: Usage) -> dict[str, str]:

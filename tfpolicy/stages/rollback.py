@@ -1,7 +1,9 @@
 """Stage ``rollback``: the template exactly as it was before tfpolicy.
 
-The label and every ``tensor-fusion.ai/*`` annotation go; the GPU
-resources come back from ``tfpolicy.dev/original-gpu-resources``.
+The engine hands every stage the template with tfpolicy's writes undone
+(:func:`tfpolicy.stages.ownership.undo`): the keys the record names are
+removed or given back the user's value, the maps a stage created go, and the
+GPU resources come back. Rollback owns no key and adds nothing to that.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Stage ``takeover``: hand the whole card to TensorFusion (guide step 2).
 
-Label enabled and ``isolation: shared``; GPU limits stay, so the webhook
+Label enabled and ``isolation: shared`` (its keys: :mod:`tfpolicy.stages.keys`,
+each recorded with the user's value); GPU limits stay, so the webhook
 turns them into ``gpu-count`` and count-only whole-GPU allocation
 (reference/tensor-fusion.md §2.2, §9.1–9.2: without ``shared`` a labelled
 pod would become ``soft`` with compute-percent 100 and no VRAM reserved).
@@ -14,22 +15,19 @@ from typing import Any
 from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX
 from tfpolicy.policy import Settings
-from tfpolicy.stages.common import ENABLED, TF, Note, StageContext, child_map, gpu_usage
+from tfpolicy.stages.common import Note, StageContext, gpu_usage
+from tfpolicy.stages.keys import ENABLED, ISOLATION
+from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
-
-ISOLATION = TF + "isolation"
 
 
 def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
-    result = copy.deepcopy(original)
-    meta = child_map(result, "metadata")
-    child_map(meta, "labels")[ENABLED] = "true"
     cap, notes = enabled_replicas(settings, ctx)
     wanted = {ISOLATION: "shared", **cap, **placement_annotations(settings)}
-    child_map(meta, "annotations").update(wanted)
-    return result, notes + _mig_slices(original, ctx)
+    result, stamped = stamp(copy.deepcopy(original), Writes({ENABLED: "true"}, wanted))
+    return result, notes + stamped + _mig_slices(original, ctx)
 
 
 def _mig_slices(original: dict[str, Any], ctx: StageContext) -> list[Note]:

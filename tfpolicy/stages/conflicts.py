@@ -1,0 +1,94 @@
+"""Warnings about user-written keys that conflict with what a stage leaves (issue 7 §1).
+
+Judged on the stage's target, so ``check`` reports them before ``fix`` writes:
+
+- ``tflops-and-compute-percent``: both families set; the scheduler then fails to
+  read the request and reserves nothing (reference/tensor-fusion.md §11 row 5);
+- ``gpu-count-disagrees``: a ``gpu-count`` next to native GPU limits that ask for
+  another number; the webhook takes the annotation and does not scan the
+  limits (§1.2 ``gpu-count``);
+- ``gpu-indices-disagrees``: ``gpu-indices`` naming another number of GPUs than
+  the pod asks for; the indices override the count (§1.2 ``gpu-indices``).
+
+A user value a stage replaces or removes is reported where it happens
+(``user-key-replaced``, ``user-key-removed`` in :mod:`tfpolicy.stages.ownership`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfpolicy.findings import Severity
+from tfpolicy.gpu import GpuResources
+from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.stages.common import Note, annotations_of, gpu_usage, labels_of
+from tfpolicy.stages.keys import ENABLED, GPU_COUNT, GPU_INDICES, PERCENT, TFLOPS
+
+
+def conflicts(target: dict[str, Any], gpus: GpuResources) -> list[Note]:
+    """What TensorFusion would misread in ``target``; nothing for a template it will not take."""
+    if labels_of(target).get(ENABLED) != "true":
+        return []
+    found = annotations_of(target)
+    native = native_count(target, gpus)
+    count = _integer(found.get(GPU_COUNT))
+    return [*_both_shares(found), *_count_disagrees(count, native),
+            *_indices_disagree(found.get(GPU_INDICES), count or native)]
+
+
+def native_count(template: Any, gpus: GpuResources) -> int | None:
+    """The GPUs the containers ask for (a limit, else the request), or ``None`` when they ask
+    for none or a count is not a whole number (reported elsewhere)."""
+    total = 0
+    for sections in gpu_usage(template, gpus).values():
+        for value in (sections.get("limits") or sections.get("requests") or {}).values():
+            try:
+                amount = parse_quantity(value)
+            except QuantityError:
+                return None
+            if amount.denominator != 1:
+                return None
+            total += int(amount)
+    return total or None
+
+
+def _both_shares(found: dict[str, Any]) -> list[Note]:
+    percent = [key for key in PERCENT if key in found]
+    if not percent or not any(key in found for key in TFLOPS):
+        return []
+    message = ("both tensor-fusion.ai/tflops-* and compute-percent-* are set: the scheduler "
+               "cannot read the request and reserves nothing for this pod; keep one")
+    return [Note(Severity.WARNING, "tflops-and-compute-percent", message,
+                 ("metadata", "annotations", percent[0]))]
+
+
+def _count_disagrees(count: int | None, native: int | None) -> list[Note]:
+    if count is None or native is None or count == native:
+        return []
+    message = (f"{GPU_COUNT} {count} disagrees with the {native} GPUs the containers ask for: "
+               "the webhook takes the annotation and ignores the native limits")
+    return [Note(Severity.WARNING, "gpu-count-disagrees", message,
+                 ("metadata", "annotations", GPU_COUNT))]
+
+
+def _indices_disagree(indices: Any, count: int | None) -> list[Note]:
+    wanted = _indices(indices)
+    if wanted is None or count is None or wanted == count:
+        return []
+    message = (f"{GPU_INDICES} names {wanted} GPUs but the pod asks for {count}: the webhook "
+               "takes the number of indices")
+    return [Note(Severity.WARNING, "gpu-indices-disagrees", message,
+                 ("metadata", "annotations", GPU_INDICES))]
+
+
+def _integer(value: Any) -> int | None:
+    text = str(value).strip() if isinstance(value, (str, int)) else ""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _indices(value: Any) -> int | None:
+    """How many indices a comma list names (upstream trims each; malformed: ``None``)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    items = [_integer(item) for item in value.split(",")]
+    return None if any(item is None for item in items) else len(items)

@@ -1,0 +1,194 @@
+"""Writing a stage's keys with their record, and undoing them from it (DESIGN §1–2).
+
+``stamp`` writes what a stage owns and records, key by key, what the user
+had there; ``undo`` reads the record back. A key the record does not name is
+the user's and neither function touches it, so ``rollback(stage(x)) == x``
+for any mix of user-written TensorFusion keys, and empty or null
+``metadata`` / ``labels`` / ``annotations`` maps come back as they were.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfpolicy.findings import Severity
+from tfpolicy.stages.common import Note, annotations_of, child_map, containers
+from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
+from tfpolicy.stages.record import (
+    WAS,
+    Entries,
+    Record,
+    Usage,
+    decode,
+    decode_legacy,
+    encode,
+    recordable,
+)
+
+MAPS = ("labels", "annotations")
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """What a stage puts on a template: label and annotation values, owned annotations it
+    removes, and the GPU resources it already removed from the containers."""
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    drop: tuple[str, ...] = ()
+    resources: Usage = field(default_factory=dict)
+
+
+def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | None, list[Note]]:
+    """``template`` (changed in place) with the stage's keys and the record of what was there;
+    ``None`` when that cannot be recorded exactly (reported as an error)."""
+    refused = _unrecordable(template, writes)
+    if refused:
+        return None, refused
+    record = Record(resources=writes.resources)
+    meta = _open(template, "metadata", record.maps)
+    labels, annotations = (_open(meta, name, record.maps) for name in MAPS)
+    notes = _put(labels, writes.labels, record.labels, "labels")
+    notes += _put(annotations, writes.annotations, record.annotations, "annotations")
+    notes += _drop(annotations, writes.drop, record.annotations)
+    annotations[RECORD] = encode(record)
+    return template, notes
+
+
+def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
+    """The template as it was before tfpolicy touched it (``None`` if that cannot be known)."""
+    original = copy.deepcopy(template)
+    annotations = annotations_of(original)
+    texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
+    if not texts:
+        return original, []
+    try:
+        record = decode(texts[RECORD]) if RECORD in texts else _legacy(texts, original)
+    except ValueError as exc:
+        key = next(iter(texts))
+        path = ("metadata", "annotations", key)
+        return None, [Note(Severity.ERROR, "bad-record", f"cannot read {key}: {exc}", path)]
+    for name in MAPS:
+        _restore_keys(original, name, getattr(record, name))
+    _close_maps(original, record.maps)
+    return original, _restore_resources(original, record.resources)
+
+
+def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
+    """An error when a map to write into is not one, or a user value cannot be recorded."""
+    meta = template.get("metadata")
+    for name, value in (("metadata", meta), *((n, _get(meta, n)) for n in MAPS)):
+        if value is not None and not isinstance(value, dict):
+            message = f"{name} is not a mapping; tfpolicy does not replace it"
+            return [Note(Severity.ERROR, "not-a-mapping", message, _where(name))]
+    touched = {"labels": set(writes.labels), "annotations": {*writes.annotations, *writes.drop}}
+    for name, keys in touched.items():
+        found = _get(meta, name) or {}
+        for key in sorted(k for k in keys if k in found and not recordable(found[k])):
+            message = f"{key} holds a value tfpolicy cannot record; write it as a string"
+            return [Note(Severity.ERROR, "unrecordable-value", message, ("metadata", name, key))]
+    return []
+
+
+def _get(meta: Any, name: str) -> Any:
+    return meta.get(name) if isinstance(meta, dict) else None
+
+
+def _where(name: str) -> tuple[str, ...]:
+    return ("metadata",) if name == "metadata" else ("metadata", name)
+
+
+def _open(parent: dict[str, Any], name: str, maps: Entries) -> dict[str, Any]:
+    """``parent[name]``, created (and recorded as created) when absent or null."""
+    if not isinstance(parent.get(name), dict):
+        maps[name] = {WAS: parent[name]} if name in parent else {}
+    return child_map(parent, name)
+
+
+def _put(found: dict[str, Any], values: dict[str, str], entries: Entries,
+         section: str) -> list[Note]:
+    notes = []
+    for key, value in values.items():
+        entries[key] = {WAS: found[key]} if key in found else {}
+        if key in found and found[key] != value:
+            message = (f"replaces the user's {key} {_short(found[key])} with {value!r}; "
+                       "the record keeps it and rollback restores it")
+            notes.append(Note(Severity.WARNING, "user-key-replaced", message,
+                              ("metadata", section, key)))
+        found[key] = value
+    return notes
+
+
+def _drop(found: dict[str, Any], keys: tuple[str, ...], entries: Entries) -> list[Note]:
+    notes = []
+    for key in (k for k in keys if k in found):
+        entries[key] = {WAS: found.pop(key)}
+        message = (f"removes the user's {key}, which conflicts with what the policy writes; "
+                   "the record keeps it and rollback restores it")
+        notes.append(Note(Severity.WARNING, "user-key-removed", message,
+                          ("metadata", "annotations", key)))
+    return notes
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _legacy(texts: dict[str, Any], template: dict[str, Any]) -> Record:
+    """The older record named only resources; the owned keys present were tfpolicy's, and a
+    map they leave empty was created by it (as that version undid them)."""
+    resources = decode_legacy(texts[LEGACY_RECORD])
+    meta = template.get("metadata")
+    labels, annotations = (_get(meta, name) or {} for name in MAPS)
+    return Record(
+        labels={k: {} for k in labels if k in OWNED_LABELS},
+        annotations={k: {} for k in annotations if k in OWNED_ANNOTATIONS},
+        maps={name: {} for name in ("metadata", *MAPS)}, resources=resources,
+    )
+
+
+def _restore_keys(template: dict[str, Any], name: str, entries: Entries) -> None:
+    current = _get(template.get("metadata"), name)
+    for key, entry in entries.items():
+        if WAS in entry:
+            if not isinstance(current, dict):
+                current = child_map(child_map(template, "metadata"), name)
+            current[key] = entry[WAS]
+        elif isinstance(current, dict):
+            current.pop(key, None)
+
+
+def _close_maps(template: dict[str, Any], maps: Entries) -> None:
+    """Put back (or remove) each map the stage created, once undoing left it empty."""
+    meta = template.get("metadata")
+    for name in MAPS:
+        if isinstance(meta, dict):
+            _close(meta, name, maps.get(name))
+    _close(template, "metadata", maps.get("metadata"))
+
+
+def _close(parent: dict[str, Any], name: str, entry: dict[str, Any] | None) -> None:
+    if entry is None or parent.get(name) != {}:
+        return
+    if WAS in entry:
+        parent[name] = entry[WAS]
+    else:
+        del parent[name]
+
+
+def _restore_resources(template: dict[str, Any], usage: Usage) -> list[Note]:
+    by_name = {str(c.get("name", "")): c for c in containers(template)}
+    notes = []
+    for name, sections in usage.items():
+        container = by_name.get(name)
+        if container is None:
+            message = f"container {name!r} recorded in {RECORD} no longer exists"
+            notes.append(Note(Severity.WARNING, "record-container-missing", message))
+            continue
+        resources = container.setdefault("resources", {})
+        for section, entries in sections.items():
+            resources.setdefault(section, {}).update(entries)
+    return notes
