@@ -13,6 +13,7 @@ from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
+from tfpolicy.admission.parse import workload_name
 from tfpolicy.edits import Path, get_path
 from tfpolicy.engine import objects
 from tfpolicy.plan.pods import enabled_replicas_cap
@@ -64,16 +65,19 @@ def _admit_one(file: str, obj: Mapping[str, Any], base: Path, path: Path, index:
                webhook: WebhookConfig, namespace: str) -> Admitted:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
-    kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
+    kind, name = str(obj.get("kind", "")), str(meta.get("name") or "")
     ns = str(meta.get("namespace") or namespace)
     replicas = replicas_of(obj, path)
-    ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook)
+    ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook,
+                           generate_name=str(meta.get("generateName") or ""))
     template = get_path(obj, path)
     admission = admit(template, ctx)
     taken = None
     if admission.decision in _TAKEN and replicas is not None:
+        labels = (template.get("metadata") or {}).get("labels") or {}
         taken = count_taken_over(replicas, enabled_replicas_cap(template),
-                                 pod_template_hash=ctx.has_pod_template_hash)
+                                 pod_template_hash=ctx.counts_replicas(labels))
+    name = name or workload_name(ctx)
     label = template_label(path) if index is not None else ""
     return Admitted(file, base + path, kind, ns, name, label, index or 0, replicas, taken,
                     admission)
