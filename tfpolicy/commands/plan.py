@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import cluster_webhook, read_documents
+from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
@@ -24,6 +24,7 @@ from tfpolicy.plan import (
     DEFAULT_LADDER,
     PlanInput,
     admission_pools,
+    model_capacities,
     parse_ladder,
     plan_steps,
     run_plan,
@@ -46,6 +47,8 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 @click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
 @click.option("--namespaces", type=click.Path(dir_okay=False),
               help="Namespace objects whose labels namespaceSelector reads.")
+@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help=OPERATOR_HELP)
 @click.option("-n", "--namespace", default="default", show_default=True,
               help="Namespace for manifests that name none.")
 @click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
@@ -56,14 +59,15 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
               help="Write each step's policy file to DIR.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
-         namespace: str, steps: str, fmt: str, emit_policies: str | None,
-         paths: tuple[str, ...]) -> int:
+         operator: tuple[str, ...], namespace: str, steps: str, fmt: str,
+         emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
     ladder = parse_ladder(steps)
     policy_docs, shown = _policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory)
-    webhook = cluster_webhook(values, namespaces, docs, admission_pools(fleet))
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
+                              admission_pools(fleet), model_capacities(fleet))
     result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
                                 namespace, shown))
     if emit_policies is not None:

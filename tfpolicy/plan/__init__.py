@@ -18,7 +18,7 @@ from tfpolicy.plan.ladder import (
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport, Summary
 from tfpolicy.plan.simulate import PlanInput, run_plan
 from tfpolicy.plan.units import Document
-from tfpolicy.plan.webhook import admission_pools
+from tfpolicy.plan.webhook import admission_pools, model_capacities
 
 __all__ = [
     "DEFAULT_LADDER",
@@ -33,6 +33,7 @@ __all__ = [
     "StepReport",
     "Summary",
     "admission_pools",
+    "model_capacities",
     "parse_ladder",
     "plan_steps",
     "run_plan",

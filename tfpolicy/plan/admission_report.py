@@ -7,6 +7,8 @@ workload's pods the webhook takes over under ``enabled-replicas`` (§2.3).
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -43,8 +45,27 @@ class Admitted:
 
     @property
     def file_name(self) -> str:
+        """``<namespace>_<kind>_<name>[_<index>].yaml``, safe as one file name.
+
+        Names come from the manifests, so anything but letters, digits, ``.``,
+        ``_`` and ``-`` becomes ``_`` (no ``/``, NUL or ``..`` survives), a
+        leading dot is dropped, and a long name is cut and tagged with a hash
+        of the whole, so distinct objects keep distinct files.
+        """
         suffix = f"_{self.index}" if self.template else ""
-        return f"{self.namespace}_{self.kind}_{self.name}{suffix}.yaml"
+        return safe_file_name(f"{self.namespace}_{self.kind}_{self.name}{suffix}") + ".yaml"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_STEM = 120  # well under every filesystem's 255-byte name limit, with room for ".yaml"
+
+
+def safe_file_name(stem: str) -> str:
+    cleaned = _UNSAFE.sub("_", stem).lstrip(".") or "_"
+    if cleaned == stem and len(stem) <= _MAX_STEM:
+        return stem
+    digest = hashlib.sha256(stem.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{cleaned[:_MAX_STEM - 13]}-{digest}"
 
 
 def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> list[Admitted]:
