@@ -66,7 +66,8 @@ def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Docum
     labels = namespace_labels(docs)
     if namespaces is not None:
         labels.update(namespace_labels(read_documents((namespaces,))))
-    found = operator_objects(_operator_found([*docs, *read_documents(operator)]), namespace)
+    given = read_documents(operator) if operator else []  # no paths would mean stdin
+    found = operator_objects(_operator_found([*docs, *given]), namespace)
     return webhook_config(
         read_mapping(values, "--values"), pools=_pools(found.pools, pools),
         namespace_labels=labels, gpu_models={**(gpu_models or {}), **found.gpu_models},
