@@ -15,6 +15,7 @@ webhook takes item 0) for ``spec.single.default{Requests,Limits}``; GPUPool
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -137,11 +138,19 @@ def _namespace(item: Found, default: str) -> str:
     return str(_map(item.obj.get("metadata")).get("namespace") or default)
 
 
+# Kubernetes bounds a Quantity's digits and exponent; a huge exponent must not
+# reach exact arithmetic (issue 8 §2), so such text is refused up front.
+_HUGE = re.compile(r"[eE][+-]?0*[0-9]{4,}")
+_MAX_QUANTITY = 64
+
+
 def _qty(block: Mapping[str, Any], name: str) -> str:
     raw = block.get(name)
     if raw is None or raw == "":
         return ""
     text = str(raw) if not isinstance(raw, bool) else "?"
+    if len(text) > _MAX_QUANTITY or _HUGE.search(text):
+        raise QuantityError(f"{name}: quantity out of range")
     parse_quantity(text)  # raises QuantityError with the reason
     return text
 

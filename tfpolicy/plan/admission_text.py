@@ -31,6 +31,9 @@ def _block(item: Admitted) -> list[str]:
                      "(enabled-replicas); the rest are admitted unmutated")
     if a.allocation is not None:
         lines.append(f"  allocation: {_allocation(a.allocation)}")
+        lines.extend(f"  scheduler: the {side} carries both TFLOPS and compute-percent; the "
+                     "scheduler cannot read it and reserves nothing for it"
+                     for side in a.allocation.unreadable)
     lines.extend(f"  {change}" for change in a.changes)
     lines.extend(f"  note: {note}" for note in a.notes)
     return lines
