@@ -2,7 +2,7 @@
 
 The operator learns GPU resource names from its loaded ProviderConfigs
 (``spec.inUseResourceNames``, one vendor each). The Helm chart ships one
-provider, NVIDIA, with ``nvidia.com/gpu`` and an explicit list of 22 MIG
+provider, NVIDIA, with ``nvidia.com/gpu`` and an explicit list of 23 MIG
 names (``charts/tensor-fusion/values.yaml:155-204``); that is the default
 here. A MIG name outside the list is not a GPU to the operator, so not to
 tfpolicy either. Only when no provider is loaded at all does the webhook's
