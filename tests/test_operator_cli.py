@@ -166,4 +166,4 @@ def test_plan_refuses_a_billion_replicas_quickly(tmp_path: Path) -> None:
                                                    replicas=1_000_000_000))
     result = run("plan", "-p", "takeover", "--inventory", str(INVENTORY), manifest)
     assert result.returncode == 2, result.stderr
-    assert "at most 100,000" in result.stderr and "d.yaml" in result.stderr
+    assert "at most 100,000" in result.stderr and "d.yaml:5:13: error:" in result.stderr

@@ -23,6 +23,7 @@ from tfpolicy.inventory import load_inventory
 from tfpolicy.plan import (
     DEFAULT_LADDER,
     PlanInput,
+    TooManyPods,
     admission_pools,
     model_capacities,
     parse_ladder,
@@ -68,8 +69,11 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
     fleet = read_inventory(inventory)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
                               admission_pools(fleet), model_capacities(fleet))
-    result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
-                                namespace, shown))
+    try:
+        result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
+                                    namespace, shown))
+    except TooManyPods as exc:
+        raise _at_replicas(exc) from None
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
     sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
@@ -88,6 +92,21 @@ def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], s
         file, text = policy_source(ref, base)
         docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
     return docs, ", ".join(given)
+
+
+def _at_replicas(exc: TooManyPods) -> TooManyPods:
+    """Point the error at the workload's ``replicas`` (stdin cannot be read twice)."""
+    doc = exc.document
+    if doc.file == "<stdin>":
+        return exc
+    found = [(raw, parsed) for raw in yamlio.split_documents(read_text(doc.file))
+             for parsed in [yamlio.parse_document(raw.text, file=doc.file, line=raw.line)]
+             if parsed.node is not None]
+    if doc.index < len(found):
+        raw, parsed = found[doc.index]
+        line, column = yamlio.locate(parsed.node, exc.replicas_path)
+        exc.line, exc.column = raw.line + line + 1, column + 1
+    return exc
 
 
 def read_inventory(path: str) -> Inventory:

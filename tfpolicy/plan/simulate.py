@@ -83,11 +83,20 @@ def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> li
     for unit in found:
         total += unit.replicas
         if total > MAX_PODS:
-            raise TfpolicyError(
-                f"{unit.key}: the plan simulates every GPU pod one by one, at most {MAX_PODS:,} "
-                f"in all; these manifests ask for more ({unit.replicas:,} replicas here)",
-                file=docs[unit.doc].file)
+            raise TooManyPods(unit, docs[unit.doc])
     return found
+
+
+class TooManyPods(TfpolicyError):
+    """More GPU pods than the plan simulates; the command locates it at ``replicas``."""
+
+    def __init__(self, unit: Unit, document: Document) -> None:
+        super().__init__(
+            f"{unit.key}: the plan simulates every GPU pod one by one, at most {MAX_PODS:,} "
+            f"in all; these manifests ask for more ({unit.replicas:,} replicas here)",
+            file=document.file)
+        self.document = document
+        self.replicas_path = (*unit.path[:-1], "replicas")
 
 
 def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
