@@ -82,7 +82,8 @@ def parse_profile(pod: Mapping[str, Any], ctx: AdmissionContext) -> Profile:
     start = _quota_base(_profile_base(base), ctx.webhook.quotas.get(ctx.namespace))
     gpu = gpu_spec(pod, ann, isolation, start, ctx.webhook.resources,
                    "" if ctx.has_controller else workload, base.gpu_count)
-    vendor = ann.get(keys.VENDOR) or base.vendor or (gpu.native.vendor if gpu.native else "")
+    # The profile's vendor, else the native resource's; a present annotation wins, even "".
+    vendor = ann.get(keys.VENDOR, base.vendor or (gpu.native.vendor if gpu.native else ""))
     inject = _inject(pod, ann, gpu)
     model = ann.get(keys.GPU_MODEL, base.gpu_model)
     if isolation == "soft" and vendor.strip().lower() in keys.NO_SOFT_LIMITER:
