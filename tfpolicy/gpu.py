@@ -1,45 +1,100 @@
-"""Which container resources are GPUs (reference/tensor-fusion.md §2.2).
+"""Which container resources are GPUs: the one rule the rewrite and the webhook share.
 
-A MIG resource counts as one whole GPU; every ``nvidia.com/mig-*`` name is
-recognised, not only the Helm chart's list, so new MIG profiles work too.
+The operator learns GPU resource names from its loaded ProviderConfigs
+(``spec.inUseResourceNames``, one vendor each). The Helm chart ships one
+provider, NVIDIA, with ``nvidia.com/gpu`` and an explicit list of 23 MIG
+names (``charts/tensor-fusion/values.yaml:155-204``); that is the default
+here. A MIG name outside the list is not a GPU to the operator, so not to
+tfpolicy either. Only when no provider is loaded at all does the webhook's
+GPU check fall back to ``nvidia.com/gpu`` and ``amd.com/gpu``
+(``internal/utils/reconcile.go:265-285``); the native-limit scan and the
+limit removal then find nothing, since both read the providers' names
+(``tf_parser.go`` ``GetGPUResourceNames``). A policy's ``spec.gpuResources``
+adds names on top, for the rewrite and the webhook alike.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-DEFAULT_GPU_RESOURCES: tuple[str, ...] = (
-    "nvidia.com/gpu",
-    "amd.com/gpu",
-    "huawei.com/Ascend310",
-    "huawei.com/Ascend310P",
-    "huawei.com/npu",
-    "aliyun.com/ppu",
-)
 MIG_PREFIX = "nvidia.com/mig-"
 
-# ProviderConfig.spec.vendor per resource-name domain (reference §1.2 `vendor`).
+CHART_MIG_RESOURCES: tuple[str, ...] = tuple(f"nvidia.com/mig-{p}" for p in (
+    # 80 GB family (A100/H100/A800/H800)
+    "1g.10gb", "1g.10gb.me", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb",
+    # H200 141 GB family
+    "1g.18gb", "1g.18gb.me", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb",
+    # 40 GB family (A100/A800)
+    "1g.5gb", "1g.5gb.me", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb",
+    # A30
+    "1g.6gb", "2g.12gb", "4g.24gb",
+))
+FALLBACK_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One ProviderConfig as the webhook reads it: its vendor and in-use resource names."""
+
+    name: str
+    vendor: str
+    resources: tuple[str, ...]
+
+
+CHART_PROVIDER = Provider("nvidia-provider", "NVIDIA", ("nvidia.com/gpu", *CHART_MIG_RESOURCES))
+
+# Before ProviderConfigs, tfpolicy guessed these; kept for `vendor_of` on policy extras.
 _VENDOR_BY_DOMAIN = {
     "nvidia.com": "NVIDIA", "amd.com": "AMD", "huawei.com": "Ascend", "aliyun.com": "PPU",
 }
 
 
 class GpuResources:
-    """The recognised GPU resource names: the defaults plus a policy's extras."""
+    """The recognised GPU resource names: the providers' names plus a policy's extras.
 
-    __slots__ = ("_names",)
+    ``providers=None`` means the chart default; ``()`` means no provider is
+    loaded (the webhook's fallback names are then GPUs for detection only).
+    """
 
-    def __init__(self, extra: Iterable[str] = ()) -> None:
-        self._names = frozenset(DEFAULT_GPU_RESOURCES) | frozenset(extra)
+    __slots__ = ("_extra", "_names", "_providers", "_vendors")
+
+    def __init__(self, extra: Iterable[str] = (),
+                 providers: tuple[Provider, ...] | None = None) -> None:
+        self._providers = (CHART_PROVIDER,) if providers is None else tuple(providers)
+        self._extra = frozenset(extra)
+        self._vendors = {r: p.vendor for p in reversed(self._providers) for r in p.resources}
+        base = frozenset(self._vendors) if self._providers else frozenset(FALLBACK_GPU_RESOURCES)
+        self._names = base | self._extra
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and (name in self._names or name.startswith(MIG_PREFIX))
+        return isinstance(name, str) and name in self._names
+
+    @property
+    def providers(self) -> tuple[Provider, ...]:
+        return self._providers
+
+    def in_use(self) -> GpuResources:
+        """The names the webhook scans and strips: none of the fallback ones (module doc)."""
+        if self._providers:
+            return self
+        return GpuResources(self._extra, (Provider("", "", ()),))
+
+    def with_extra(self, extra: Iterable[str]) -> GpuResources:
+        return GpuResources(self._extra | frozenset(extra), self._providers)
+
+    def vendor(self, resource: str) -> str:
+        """The provider's vendor for a resource name; ``""`` (any vendor) when unknown."""
+        return self._vendors.get(resource, "")
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(sorted(self._names))
 
     def markers(self) -> tuple[str, ...]:
         """Substrings one of which any document using these resources must contain."""
-        return tuple(sorted(self._names | {MIG_PREFIX}))
+        return self.names()
 
 
 def vendor_of(resource: str) -> str:
-    """The TensorFusion vendor string for a native resource name, or ``""`` (any vendor)."""
+    """A vendor string guessed from a resource name's domain, or ``""`` (any vendor)."""
     return _VENDOR_BY_DOMAIN.get(resource.split("/", 1)[0], "")

@@ -2,7 +2,8 @@
 
 Each case has ``input.yaml`` (a pod template), optionally ``values.yaml``
 (Helm values) and ``context.yaml`` (namespace, workload, ownerKind,
-podTemplateHash, takenOver, pools, namespaceLabels, gpuModels, quotas), and
+podTemplateHash, takenOver, pools, namespaceLabels, gpuModels, quotas,
+providers), and
 the expected outcome: ``expected.yaml`` (the admitted Pod) plus
 ``summary.txt`` (decision, reason, allocation, changes), or ``error.txt``.
 Regenerate with ``TFPOLICY_UPDATE_GOLDEN=1 pytest tests/admission`` and
@@ -27,6 +28,7 @@ from tfpolicy.admission import (
     admit,
     webhook_config,
 )
+from tfpolicy.gpu import Provider
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "admission"
 UPDATE = os.environ.get("TFPOLICY_UPDATE_GOLDEN") == "1"
@@ -49,6 +51,8 @@ def context_for(case: Path) -> AdmissionContext:
         namespace_labels=raw.get("namespaceLabels"),
         gpu_models={k: ModelCapacity(**v) for k, v in (raw.get("gpuModels") or {}).items()},
         quotas={k: QuotaDefaults(**v) for k, v in (raw.get("quotas") or {}).items()},
+        providers=tuple(Provider(p["name"], p["vendor"], tuple(p["resources"]))
+                        for p in raw.get("providers") or []),
     )
     return AdmissionContext(
         namespace=raw.get("namespace", "default"),

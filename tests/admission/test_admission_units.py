@@ -158,8 +158,8 @@ def test_labelled_native_pod_reserves_no_vram() -> None:
     tpl = template({A + "enabled": "true"}, None, {"nvidia.com/gpu": 2})
     request = admit(tpl, AdmissionContext("ml", "app")).allocation
     assert request is not None
-    assert (request.isolation, request.compute_percent_request, request.vram_request) == (
-        "soft", 100, 0)
+    assert (request.isolation, request.compute_milli_percent_request, request.vram_request) == (
+        "soft", 100_000, 0)
 
 
 def test_milli_quantity_is_not_a_gpu_count() -> None:

@@ -44,12 +44,12 @@ def test_own_cap_is_kept() -> None:
         assert step_documents([doc], step)[0]["spec"]["enabledReplicas"] == "25%"
 
 
-def test_percent_units_differ() -> None:
-    """Admission counts whole percent, the scheduler milli-percent."""
-    alloc = AllocationRequest("p", "ns", "w", 2, 0, 0, 25, 50, 1024, 2048, "soft", "medium",
-                              vendor="NVIDIA")
+def test_percent_stays_exact() -> None:
+    """Admission and the scheduler both count milli-percent: 12.5 % is not rounded."""
+    alloc = AllocationRequest("p", "ns", "w", 2, 0, 0, 12_500, 50_000, 1024, 2048, "soft",
+                              "medium", vendor="NVIDIA")
     pod = tf_request("pod-0", "Deployment/ns/w", alloc)
-    assert (pod.percent_request, pod.percent_limit) == (25_000, 50_000)
+    assert (pod.percent_request, pod.percent_limit) == (12_500, 50_000)
     assert (pod.count, pod.isolation, pod.pool, pod.gpu_model) == (2, Isolation.SOFT, "p", None)
 
 

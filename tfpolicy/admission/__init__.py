@@ -5,6 +5,8 @@ Pure: takes dicts and records, returns records. Entry points:
 - :func:`admit` — one pod template in, an :class:`Admission` out (decision,
   admitted Pod, changes, scheduler :class:`AllocationRequest` or the error).
 - :func:`webhook_config` — the webhook's view of the cluster from Helm values.
+- :func:`operator_objects` — ProviderConfigs, WorkloadProfiles, quotas, pools
+  and GPU model capacities from the operator's objects.
 - :func:`taken_over` — how many replicas ``enabled-replicas`` converts.
 - :func:`webhook_traps` — warnings about webhook behaviour that surprises users.
 
@@ -18,13 +20,15 @@ from tfpolicy.admission.config import (
     AutoMigration,
     ModelCapacity,
     Pool,
+    ProfileSpec,
     QuotaDefaults,
     Rules,
+    SchedulerValues,
     Scope,
     WebhookConfig,
-    auto_migration,
-    webhook_config,
 )
+from tfpolicy.admission.helm import auto_migration, webhook_config
+from tfpolicy.admission.objects import Found, OperatorObjects, operator_objects
 from tfpolicy.admission.records import (
     Admission,
     AllocationRequest,
@@ -45,16 +49,21 @@ __all__ = [
     "Change",
     "ChangeKind",
     "Decision",
+    "Found",
     "ModelCapacity",
+    "OperatorObjects",
     "Pool",
+    "ProfileSpec",
     "QuotaDefaults",
     "Rules",
+    "SchedulerValues",
     "Scope",
     "Trap",
     "Verdict",
     "WebhookConfig",
     "admit",
     "auto_migration",
+    "operator_objects",
     "over_cap",
     "should_auto_migrate",
     "submitted_pod",

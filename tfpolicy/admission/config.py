@@ -1,11 +1,11 @@
-"""What the simulated webhook knows about the cluster: Helm values, pools, namespaces.
+"""What the simulated webhook knows about the cluster, as records.
 
-Built from the chart's values (reference §3.1): only
-``controller.nvidiaOperatorProgressiveMigration`` and
-``dynamicConfig.autoMigration.{enable, scope}`` change admission. Field names
-of ``autoMigration`` are matched case-insensitively, as ``sigs.k8s.io/yaml``
-does. A present-but-empty rule set (``includes: {}``) is kept distinct from an
-absent one, because it matches nothing (reference §3.2).
+The operator's configuration (ProviderConfigs, Helm values, pools,
+WorkloadProfiles, GPUResourceQuotas, GPU model capacities) is read by
+:mod:`tfpolicy.admission.helm` and :mod:`tfpolicy.admission.objects`; every
+field defaults to what the Helm chart installs. A present-but-empty rule set
+(``includes: {}``) is kept distinct from an absent one, because it matches
+nothing (reference §3.2).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpu import GpuResources, Provider
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +37,48 @@ class ModelCapacity:
 
     tflops: str
     vram: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileSpec:
+    """A WorkloadProfile's spec, the base the pod's annotations override (§11 row 13).
+
+    Resources are Quantity strings (``""`` = zero). ``gang`` is None when
+    ``spec.gangScheduling`` is absent, else its ``minMembers``. The profile's
+    pool, locality, isolation and GPU indices are always overwritten by the
+    webhook (``tf_parser.go`` ParseTensorFusionInfo), so they are not kept.
+    """
+
+    tflops_request: str = ""
+    tflops_limit: str = ""
+    vram_request: str = ""
+    vram_limit: str = ""
+    percent_request: str = ""
+    percent_limit: str = ""
+    qos: str = ""
+    sidecar_worker: bool = False
+    gpu_count: int = 0
+    gpu_model: str = ""
+    vendor: str = ""
+    partition_id: str = ""
+    replicas: int | None = None
+    gang: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerValues:
+    """Scheduler settings from the Helm values, kept for the scheduler side.
+
+    ``controller.isolationModePolicy`` (chart default ``dynamic``),
+    ``controller.nvidiaOperatorProgressiveMigration`` and the
+    ``GPUResourcesFit`` plugin args (``values.yaml:937-939``).
+    """
+
+    isolation_mode_policy: str = "dynamic"
+    progressive_migration: bool = False
+    vram_weight: float = 0.7
+    tflops_weight: float = 0.3
+    max_worker_per_node: int = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +118,12 @@ class WebhookConfig:
 
     ``namespace_labels`` feeds ``namespaceSelector``; ``gpu_models`` feeds
     ``dedicated-gpu``; ``quotas`` maps a namespace to its GPUResourceQuota
-    defaults. The mappings make the record unhashable; it is still immutable
-    by convention.
+    defaults; ``profiles`` maps (namespace, name) to a WorkloadProfile;
+    ``providers`` None means the chart's NVIDIA provider, ``()`` none loaded.
+    ``failure_policy`` ``Ignore`` admits a pod unchanged when the webhook
+    errors (``mutating-webhook.yaml:13``; the chart's value is ``Fail``).
+    The mappings make the record unhashable; it is still immutable by
+    convention.
     """
 
     progressive_migration: bool = False
@@ -88,14 +133,20 @@ class WebhookConfig:
     gpu_models: Mapping[str, ModelCapacity] = field(default_factory=dict)
     quotas: Mapping[str, QuotaDefaults] = field(default_factory=dict)
     extra_resources: tuple[str, ...] = ()
+    providers: tuple[Provider, ...] | None = None
+    profiles: Mapping[tuple[str, str], ProfileSpec] = field(default_factory=dict)
+    failure_policy: str = "Fail"
+    scheduler: SchedulerValues = SchedulerValues()
 
     @property
     def resources(self) -> GpuResources:
-        return GpuResources(self.extra_resources)
+        return GpuResources(self.extra_resources, self.providers)
 
 
-# Owners whose pods carry `pod-template-hash` (reference §2.3; DESIGN §1 enabledReplicas).
+# Owners whose controller stamps `pod-template-hash` on the pods it makes (a
+# Deployment's ReplicaSets); any template may also carry the label itself.
 HASHED_OWNERS = frozenset({"Deployment"})
+POD_TEMPLATE_HASH = "pod-template-hash"
 NO_CONTROLLER = frozenset({"", "Pod"})
 
 
@@ -104,9 +155,12 @@ class AdmissionContext:
     """Where a pod template lives and what the cluster looks like.
 
     ``owner_kind`` is the workload kind (``Pod`` = no controller).
-    ``pod_template_hash`` defaults from it: only Deployment-made ReplicaSets
-    stamp the label. ``taken_over`` is the owner's enabled-replicas counter
-    (pods of this revision already admitted as TensorFusion pods).
+    ``pod_template_hash`` forces whether the pod carries that label; by
+    default it does when a Deployment made it or its template has the label
+    (the enabled-replicas counter is keyed on it, whatever the owner kind:
+    ``pod_counter.go:24-44``). ``taken_over`` is the owner's counter (pods of
+    this revision already admitted as TensorFusion pods). ``generate_name``
+    names a bare pod that has no name (``tf_parser.go:62-72``).
     """
 
     namespace: str
@@ -116,99 +170,14 @@ class AdmissionContext:
     replicas: int | None = None
     taken_over: int = 0
     webhook: WebhookConfig = WebhookConfig()
+    generate_name: str = ""
 
     @property
     def has_controller(self) -> bool:
         return self.owner_kind not in NO_CONTROLLER
 
-    @property
-    def has_pod_template_hash(self) -> bool:
+    def counts_replicas(self, labels: Mapping[str, Any]) -> bool:
+        """Whether the pod's enabled-replicas counter key is stable (so the cap bites)."""
         if self.pod_template_hash is not None:
             return self.pod_template_hash
-        return self.owner_kind in HASHED_OWNERS
-
-
-def webhook_config(
-    values: Mapping[str, Any] | None = None,
-    *,
-    pools: tuple[Pool, ...] | None = None,
-    namespace_labels: Mapping[str, Mapping[str, str]] | None = None,
-    gpu_models: Mapping[str, ModelCapacity] | None = None,
-    quotas: Mapping[str, QuotaDefaults] | None = None,
-    extra_resources: tuple[str, ...] = (),
-) -> WebhookConfig:
-    """The webhook configuration for Helm ``values`` (``None``: chart defaults)."""
-    values = values or {}
-    controller = _mapping(values.get("controller"), "controller")
-    dynamic = _mapping(values.get("dynamicConfig"), "dynamicConfig")
-    return WebhookConfig(
-        progressive_migration=_bool(
-            controller.get("nvidiaOperatorProgressiveMigration"),
-            "controller.nvidiaOperatorProgressiveMigration",
-        ),
-        auto_migration=auto_migration(_lookup(dynamic, "autoMigration")),
-        pools=pools if pools is not None else (HELM_DEFAULT_POOL,),
-        namespace_labels=dict(namespace_labels or {}),
-        gpu_models=dict(gpu_models or {}),
-        quotas=dict(quotas or {}),
-        extra_resources=tuple(extra_resources),
-    )
-
-
-def auto_migration(raw: Any) -> AutoMigration:
-    """``dynamicConfig.autoMigration`` as a record (absent: disabled)."""
-    where = "dynamicConfig.autoMigration"
-    block = _mapping(raw, where)
-    scope_raw = _lookup(block, "scope")
-    enable = _bool(_lookup(block, "enable"), f"{where}.enable")
-    if scope_raw is None:
-        return AutoMigration(enable=enable)
-    scope = _mapping(scope_raw, f"{where}.scope")
-    return AutoMigration(enable=enable, scope=Scope(
-        includes=_rules(_lookup(scope, "includes"), f"{where}.scope.includes"),
-        excludes=_rules(_lookup(scope, "excludes"), f"{where}.scope.excludes"),
-    ))
-
-
-def _rules(raw: Any, where: str) -> Rules | None:
-    if raw is None:
-        return None
-    block = _mapping(raw, where)
-    names = _lookup(block, "namespaceNames")
-    if names is not None and not isinstance(names, list):
-        raise TfpolicyError(f"{where}.namespaceNames must be a list of names")
-    return Rules(
-        namespace_names=None if names is None else tuple(str(n) for n in names),
-        namespace_selector=_selector(_lookup(block, "namespaceSelector"), where),
-        pod_selector=_selector(_lookup(block, "podSelector"), where),
-    )
-
-
-def _selector(raw: Any, where: str) -> Mapping[str, Any] | None:
-    if raw is None:
-        return None
-    return _mapping(raw, f"{where} selector")
-
-
-def _lookup(block: Mapping[str, Any], name: str) -> Any:
-    """Case-insensitive field lookup, as Go's JSON decoding does."""
-    for k, v in block.items():
-        if isinstance(k, str) and k.lower() == name.lower():
-            return v
-    return None
-
-
-def _mapping(raw: Any, where: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise TfpolicyError(f"{where} must be a mapping, got {type(raw).__name__}")
-    return raw
-
-
-def _bool(raw: Any, where: str) -> bool:
-    if raw is None:
-        return False
-    if not isinstance(raw, bool):
-        raise TfpolicyError(f"{where} must be true or false, got {raw!r}")
-    return raw
+        return self.owner_kind in HASHED_OWNERS or POD_TEMPLATE_HASH in labels

@@ -44,6 +44,9 @@ INJECT_CONTAINER = key("inject-container")
 ENABLED_REPLICAS = key("enabled-replicas")
 DEDICATED_GPU = key("dedicated-gpu")
 WORKER_POD_TEMPLATE = key("worker-pod-template")
+GANG_ENABLED = key("gang-enabled")
+GANG_MIN_MEMBERS = key("gang-min-members")
+GANG_TIMEOUT = key("gang-timeout")
 
 # Pod annotations written by the webhook (reference §1.3).
 CONTAINER_GPU_COUNT = key("container-gpu-count")
@@ -51,6 +54,9 @@ EMBEDDED_WORKER = key("embedded-worker")
 SELECTED_WORKLOAD = key("selected-workload")
 PENDING_OWNED_WORKLOAD = key("pending-owned-workload")
 INDEX = key("index")
+GANG_DESIRED = key("gang-desired-members")
+GANG_REQUIRED = key("gang-required-members")
+GANG_GROUP_KEY = key("gang-group-key")
 
 # Node taint tolerated by local-GPU pods (reference §1.4, §2.1 step 13).
 USED_BY = key("used-by")
@@ -60,8 +66,9 @@ FALSE = "false"
 
 ISOLATION_MODES = ("shared", "soft", "hard", "partitioned")
 QOS_LEVELS = ("low", "medium", "high", "critical")
-# Vendors without a user-space soft limiter (reference §1.5 `soft`).
-NO_SOFT_LIMITER = frozenset({"AMD", "Hygon", "MetaX"})
+# Vendors without a user-space soft limiter, compared trimmed and
+# case-insensitively (`pkg/constants/vendors.go:72-115`).
+NO_SOFT_LIMITER = frozenset({"amd", "hygon", "metax"})
 
 # Keys that the site docs still show but the code no longer reads
 # (reference §1.4 last paragraph, §7.2, §9.11): old key -> what to use now.

@@ -4,7 +4,7 @@ Written: the §1.3 annotations (qos, gpu-count, gpupool, non-zero
 tflops/vram/compute-percent in canonical Quantity form, gpu-model, vendor,
 is-local-gpu, sidecar-worker, inject-container, isolation, partition-id,
 container-gpu-count, embedded-worker, selected-workload,
-pending-owned-workload), the labels component / gpupool / workload,
+pending-owned-workload, the gang stamps), the labels component / gpupool / workload,
 ``schedulerName`` in local mode, the used-by toleration, the QoS priority
 class, and the removal of every recognised GPU resource from the requests
 and limits of the injected containers only (§9.4).
@@ -54,7 +54,7 @@ def apply_profile(pod: dict[str, Any], profile: Profile, qos: str, ctx: Admissio
         spec.pop("priority", None)
     _labels_and_mode(pod, profile)
     annotations.pop(keys.INDEX, None)  # only the scheduler may set it (§1.3)
-    _remove_native(pod, profile.inject, ctx.webhook.resources)
+    _remove_native(pod, profile.inject, ctx.webhook.resources.in_use())
 
 
 def tf_annotations(profile: Profile, qos: str) -> dict[str, str]:
@@ -77,6 +77,7 @@ def tf_annotations(profile: Profile, qos: str) -> dict[str, str]:
         out[keys.PARTITION_ID] = profile.partition_id
     if profile.container_gpu_count:
         out[keys.CONTAINER_GPU_COUNT] = profile.container_gpu_count
+    out.update(profile.stamps)
     return out
 
 

@@ -11,12 +11,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.gpu import GpuResources, vendor_of
+from tfpolicy.gpu import GpuResources
 from tfpolicy.quantity import QuantityError, parse_quantity
 
-# Go's strconv.Atoi on the quantity's string form (reference §2.2): "1000m" is not a count.
-_ATOI = re.compile(r"^[+-]?[0-9]+$")
 _UINT32_MAX = 2**32 - 1
+_INT = re.compile(r"([+-]?)0*([0-9]+)")
 
 
 def containers(pod: Mapping[str, Any], field: str = "containers") -> list[dict[str, Any]]:
@@ -84,7 +83,7 @@ def native_gpus(pod: Mapping[str, Any], names: GpuResources) -> NativeGpus:
             count += number
             per_container[name] = number
             hits.append(name)
-            vendor = vendor or vendor_of(resource)
+            vendor = vendor or names.vendor(resource)
     return NativeGpus(count, tuple(per_container.items()), tuple(hits), vendor)
 
 
@@ -95,12 +94,24 @@ def gpu_resource_names(container: Mapping[str, Any], names: GpuResources) -> lis
     return sorted(k for k in found if k in names)
 
 
-def _atoi(value: Any) -> int | None:
-    text = str(value) if not isinstance(value, bool) else ""
-    if not _ATOI.match(text):
+def go_int(text: str) -> int | None:
+    """A decimal integer as Go parses one (ASCII digits, optional sign), else ``None``.
+
+    Past 20 significant digits the value is out of any Go range; it is clamped
+    so that ``int()`` never sees thousands of digits.
+    """
+    found = _INT.fullmatch(text)
+    if found is None:
         return None
-    number = int(text)
-    return number if 0 < number <= _UINT32_MAX else None
+    sign, digits = found.groups()
+    value = int(digits) if len(digits) <= 20 else 10**20
+    return -value if sign == "-" else value
+
+
+def _atoi(value: Any) -> int | None:
+    """Go's strconv.Atoi on the quantity's string form (§2.2): "1000m" is not a count."""
+    number = go_int(str(value)) if not isinstance(value, bool) else None
+    return number if number is not None and 0 < number <= _UINT32_MAX else None
 
 
 def _positive(value: Any) -> bool:

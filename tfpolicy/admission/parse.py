@@ -2,20 +2,23 @@
 
 Errors raise :class:`Rejection` with the webhook's own wording where the
 reference or the operator source gives it; the soft-limiter vendor message
-is paraphrased. Not simulated: WorkloadProfile contents (step 3c; the
-annotation is noted and ignored), autoscale rules (3j) and gang scheduling
-validation (3n) — none of them changes the admitted pod's GPU shape here.
+is paraphrased. A WorkloadProfile (step 3c) is the base the annotations
+override; a namespace GPUResourceQuota fills TFLOPS/VRAM still zero (3h).
+Not simulated: autoscale annotations and the pool's vertical scaling rules
+(3j), which change no GPU shape at admission.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.config import AdmissionContext, Pool, QuotaDefaults
+from tfpolicy.admission.config import AdmissionContext, Pool, ProfileSpec, QuotaDefaults
+from tfpolicy.admission.gang import gang_stamps
 from tfpolicy.admission.native import containers
 from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import (
@@ -23,6 +26,7 @@ from tfpolicy.admission.resources import (
     Resources,
     go_parse_error,
     gpu_spec,
+    is_zero,
     parse_int32,
 )
 
@@ -42,8 +46,9 @@ class Profile:
     inject: tuple[str, ...]
     vendor: str
     gpu_model: str
-    qos: str  # the qos annotation; "" when absent (computed at step 5)
+    qos: str  # the qos annotation, else the profile's; "" when absent (computed at step 5)
     notes: tuple[str, ...] = ()
+    stamps: tuple[tuple[str, str], ...] = ()  # gang annotations the webhook stamps
 
     @property
     def container_gpu_count(self) -> str:
@@ -63,29 +68,65 @@ def parse_profile(pod: Mapping[str, Any], ctx: AdmissionContext) -> Profile:
     """Resolve the profile, raising the webhook's parse errors in its order."""
     ann = annotations_of(pod)
     replicas = _enabled_replicas(ann)
-    pod_name = "" if ctx.has_controller else ctx.workload  # generateName pods have no name yet
+    workload = workload_name(ctx)
+    base = _workload_profile(ann, ctx)
     pool = _pool(ann, ctx.webhook.pools)
-    local, sidecar = _locality(ann, pool)
+    local, sidecar = _locality(ann, pool, base.sidecar_worker)
     isolation = ann.get(keys.ISOLATION, "soft")
-    # Local hard isolation runs through a worker sidecar (reference §1.5 `hard`).
+    # Local hard isolation runs through a worker sidecar (`compose.go` UseLocalWorkerSidecar).
     sidecar = sidecar or (local and isolation == "hard")
+    partition = ann.get(keys.PARTITION_ID) or base.partition_id
     if ann.get(keys.WORKER_POD_TEMPLATE) and local:
         mode = "SidecarWorker" if sidecar else "localGPU"
         raise Rejection(f"worker pod template is not supported in {mode} mode")
-    base = _quota_base(ctx.webhook.quotas.get(ctx.namespace))
-    gpu = gpu_spec(pod, ann, isolation, base, ctx.webhook.resources, pod_name)
-    vendor = ann.get(keys.VENDOR, gpu.native.vendor if gpu.native else "")
+    start = _quota_base(_profile_base(base), ctx.webhook.quotas.get(ctx.namespace))
+    gpu = gpu_spec(pod, ann, isolation, start, ctx.webhook.resources,
+                   "" if ctx.has_controller else workload, base.gpu_count)
+    # The profile's vendor, else the native resource's; a present annotation wins, even "".
+    vendor = ann.get(keys.VENDOR, base.vendor or (gpu.native.vendor if gpu.native else ""))
     inject = _inject(pod, ann, gpu)
-    model = ann.get(keys.GPU_MODEL, "")
-    if isolation == "soft" and vendor in keys.NO_SOFT_LIMITER:
-        raise Rejection(f"soft isolation is not supported for GPU vendor {vendor}")
+    model = ann.get(keys.GPU_MODEL, base.gpu_model)
+    if isolation == "soft" and vendor.strip().lower() in keys.NO_SOFT_LIMITER:
+        raise Rejection(f'isolation=soft is not supported for vendor "{vendor}"; set annotation '
+                        f"{keys.ISOLATION}=partitioned or pick another mode")
     gpu = _dedicated(ann, model, gpu, ctx)
-    partition = ann.get(keys.PARTITION_ID, "") if isolation == "partitioned" else ""
-    notes = _notes(ann)
+    stamps = gang_stamps(ann, base, replicas,
+                         ctx.replicas if ctx.has_controller else None,
+                         f"{ctx.namespace}/{workload}")
     return Profile(
-        ctx.workload, replicas, pool, local, sidecar, isolation, partition, gpu, inject,
-        vendor, model, ann.get(keys.QOS, ""), notes,
+        workload, replicas, pool, local, sidecar, isolation,
+        partition if isolation == "partitioned" else "", gpu, inject, vendor, model,
+        ann.get(keys.QOS, base.qos), (), tuple(stamps.items()),
     )
+
+
+def workload_name(ctx: AdmissionContext) -> str:
+    """The controller's name, else the pod's, else ``<generateName>-<8 chars>``.
+
+    Upstream draws the 8 characters at random (``tf_parser.go:62-72``); here
+    they are a hash of namespace and ``generateName``, so output stays stable.
+    """
+    if ctx.workload or ctx.has_controller or not ctx.generate_name:
+        return ctx.workload
+    digest = hashlib.sha256(f"{ctx.namespace}/{ctx.generate_name}".encode()).hexdigest()
+    return f"{ctx.generate_name}-{digest[:8]}"
+
+
+def _workload_profile(ann: Mapping[str, str], ctx: AdmissionContext) -> ProfileSpec:
+    """The WorkloadProfile named by the annotation, in the pod's namespace (step 3c)."""
+    name = ann.get(keys.WORKLOAD_PROFILE)
+    if name is None:
+        return ProfileSpec()
+    found = ctx.webhook.profiles.get((ctx.namespace, name))
+    if found is None:
+        raise Rejection(f'get workload profile({name}) : workloadprofiles.tensor-fusion.ai '
+                        f'"{name}" not found')
+    return found
+
+
+def _profile_base(p: ProfileSpec) -> Resources:
+    return Resources(p.tflops_request, p.tflops_limit, p.vram_request, p.vram_limit,
+                     p.percent_request, p.percent_limit)
 
 
 def _enabled_replicas(ann: Mapping[str, str]) -> int | None:
@@ -109,7 +150,7 @@ def _pool(ann: Mapping[str, str], pools: tuple[Pool, ...]) -> Pool:
     return found[0]
 
 
-def _locality(ann: Mapping[str, str], pool: Pool) -> tuple[bool, bool]:
+def _locality(ann: Mapping[str, str], pool: Pool, sidecar: bool) -> tuple[bool, bool]:
     """(is local GPU, sidecar worker); an unset pool default means local (§9.9)."""
     value = ann.get(keys.IS_LOCAL_GPU)
     if value in (keys.TRUE, keys.FALSE):
@@ -118,16 +159,17 @@ def _locality(ann: Mapping[str, str], pool: Pool) -> tuple[bool, bool]:
         local = pool.default_using_local_gpu is None or pool.default_using_local_gpu
     if ann.get(keys.SIDECAR_WORKER) == keys.TRUE:
         return True, True
-    return local, False
+    return local, sidecar and local
 
 
-def _quota_base(quota: QuotaDefaults | None) -> Resources:
+def _quota_base(base: Resources, quota: QuotaDefaults | None) -> Resources:
+    """Quota defaults fill only the TFLOPS and VRAM still zero (``setDefaultQuotasIfExists``)."""
     if quota is None:
-        return Resources()
-    return Resources(
-        tflops_request=quota.tflops_request, tflops_limit=quota.tflops_limit,
-        vram_request=quota.vram_request, vram_limit=quota.vram_limit,
-    )
+        return base
+    pairs = {"tflops_request": quota.tflops_request, "tflops_limit": quota.tflops_limit,
+             "vram_request": quota.vram_request, "vram_limit": quota.vram_limit}
+    return replace(base, **{k: v for k, v in pairs.items()
+                            if is_zero(getattr(base, k)) and v})
 
 
 def _inject(pod: Mapping[str, Any], ann: Mapping[str, str], gpu: GpuSpec) -> tuple[str, ...]:
@@ -163,10 +205,3 @@ def _dedicated(ann: Mapping[str, str], model: str, gpu: GpuSpec, ctx: AdmissionC
         percent_request=gpu.resources.percent_request, percent_limit=gpu.resources.percent_limit,
     )
     return GpuSpec(full, gpu.count, gpu.native, gpu.indices)
-
-
-def _notes(ann: Mapping[str, str]) -> tuple[str, ...]:
-    if keys.WORKLOAD_PROFILE in ann:
-        return (f"WorkloadProfile {ann[keys.WORKLOAD_PROFILE]!r} is not read offline; "
-                "its fields are not merged",)
-    return ()

@@ -44,8 +44,11 @@ class Change:
 class AllocationRequest:
     """What the scheduler is asked for (reference §5.1), in plain integers, per GPU.
 
-    TFLOPS in milli-TFLOPS, compute percent in whole percent and VRAM in MiB,
-    each rounded up; zero means "not set".
+    TFLOPS in milli-TFLOPS, compute percent in milli-percent (``12.5`` stays
+    exact: ``internal/utils/resource.go:66-69``) and VRAM in MiB, each rounded
+    up; zero means "not set". ``unreadable`` names the side (``request`` /
+    ``limit``) whose annotations the scheduler cannot read, so reserves
+    nothing for (§11 row 5).
     """
 
     pool: str
@@ -54,8 +57,8 @@ class AllocationRequest:
     gpu_count: int
     tflops_request: int
     tflops_limit: int
-    compute_percent_request: int
-    compute_percent_limit: int
+    compute_milli_percent_request: int
+    compute_milli_percent_limit: int
     vram_request: int
     vram_limit: int
     isolation: str
@@ -65,6 +68,7 @@ class AllocationRequest:
     gpu_indices: tuple[int, ...] = ()
     partition_id: str = ""
     is_local: bool = True
+    unreadable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

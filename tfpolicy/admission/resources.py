@@ -11,19 +11,17 @@ does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.native import NativeGpus, native_gpus
+from tfpolicy.admission.native import NativeGpus, go_int, native_gpus
 from tfpolicy.admission.records import Rejection
 from tfpolicy.gpu import GpuResources
 from tfpolicy.quantity import QuantityError, parse_quantity
 
-_INT = re.compile(r"^[+-]?[0-9]+$")
 _INT32 = range(-(2**31), 2**31)
 _MAX_GPUS = 128
 
@@ -71,29 +69,31 @@ def quantity_annotation(annotations: Mapping[str, str], name: str) -> str | None
 
 def parse_int32(text: str) -> int | None:
     """Go's ``strconv.ParseInt(text, 10, 32)``; ``None`` when it fails."""
-    if not _INT.match(text) or int(text) not in _INT32:
-        return None
-    return int(text)
+    value = go_int(text)
+    return value if value is not None and value in _INT32 else None
 
 
 def go_parse_error(text: str) -> str:
     """The ``strconv.ParseInt`` error text Go would wrap."""
-    reason = "value out of range" if _INT.match(text) else "invalid syntax"
+    reason = "value out of range" if go_int(text) is not None else "invalid syntax"
     return f'strconv.ParseInt: parsing "{text}": {reason}'
 
 
 def gpu_spec(
     pod: Mapping[str, Any], annotations: Mapping[str, str], isolation: str,
-    base: Resources, names: GpuResources, pod_name: str,
+    base: Resources, names: GpuResources, pod_name: str, profile_count: int = 0,
 ) -> GpuSpec:
-    """Count, native scan and per-GPU resources, raising the webhook's errors."""
+    """Count, native scan and per-GPU resources, raising the webhook's errors.
+
+    A WorkloadProfile's ``gpuCount`` stops the native scan like the annotation.
+    """
     native: NativeGpus | None = None
-    count = 0
+    count = profile_count
     resources = base
     if keys.GPU_COUNT in annotations:
         count = _annotated_count(str(annotations[keys.GPU_COUNT]))
-    else:
-        native = native_gpus(pod, names)
+    elif not profile_count:
+        native = native_gpus(pod, names.in_use())
         count = native.count
         if native.found and isolation != "shared":
             resources = replace(resources, percent_limit="100")
@@ -164,11 +164,26 @@ def _percent(r: Resources, ann: Mapping[str, str], tl: bool) -> Resources:
     return r
 
 
-def _indices(ann: Mapping[str, str], pod_name: str) -> tuple[int, ...]:
-    text = str(ann.get(keys.GPU_INDICES, ""))
+def parse_indices(text: str) -> tuple[int, ...] | None:
+    """``ParseIndicesAnnotation`` (``internal/utils/resource.go:108-130``): ``None`` if invalid.
+
+    Each comma-separated token is trimmed (Go's ASCII/Unicode space) and must
+    be a decimal integer (``strconv.Atoi``: ASCII digits, optional sign) in
+    0..MaxInt32. ``str.isdigit`` would accept ``"²"``; the regex does not.
+    """
     if not text:
         return ()
-    parts = [p.strip() for p in text.split(",")]
-    if not all(p.isdigit() for p in parts):
+    found = []
+    for raw in text.split(","):
+        value = go_int(raw.strip())
+        if value is None or not 0 <= value < 2**31:
+            return None
+        found.append(value)
+    return tuple(found)
+
+
+def _indices(ann: Mapping[str, str], pod_name: str) -> tuple[int, ...]:
+    found = parse_indices(str(ann.get(keys.GPU_INDICES, "")))
+    if found is None:
         raise Rejection(f"tensor-fusion.ai/gpu-indices annotation is not valid for Pod {pod_name}")
-    return tuple(int(p) for p in parts)
+    return found

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.config import HASHED_OWNERS, NO_CONTROLLER
+from tfpolicy.admission.config import HASHED_OWNERS, NO_CONTROLLER, POD_TEMPLATE_HASH
 from tfpolicy.admission.diff import join_path
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.gpu import GpuResources
@@ -159,10 +159,14 @@ def _view(template: Mapping[str, Any], owner_kind: str, hashed: bool | None,
         found = gpu_resource_names(container, names)
         if found:
             gpus.append((index, found[0]))
+    labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+    # The counter keys on the label, whatever the owner kind (§11 row 3).
+    hashed = hashed if hashed is not None else (
+        owner_kind in HASHED_OWNERS or POD_TEMPLATE_HASH in labels)
     return _Pod(
-        labels={str(k): str(v) for k, v in (meta.get("labels") or {}).items()},
+        labels=labels,
         annotations={str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
         gpu_containers=tuple(gpus),
         owner_kind=owner_kind,
-        pod_template_hash=owner_kind in HASHED_OWNERS if hashed is None else hashed,
+        pod_template_hash=hashed,
     )

@@ -57,10 +57,13 @@ def submitted_pod(template: Mapping[str, Any], ctx: AdmissionContext) -> dict[st
     meta = copy.deepcopy(dict(template.get("metadata") or {}))
     for name in ("name", "namespace", "generateName"):
         meta.pop(name, None)
+    # A bare Pod with only generateName has no name yet when the webhook sees it.
+    named = {"name": ctx.workload} if ctx.workload or not ctx.generate_name else {
+        "generateName": ctx.generate_name}
     pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": ctx.workload, "namespace": ctx.namespace, **meta},
+        "metadata": {**named, "namespace": ctx.namespace, **meta},
         "spec": copy.deepcopy(dict(template.get("spec") or {})),
     }
     default_requests(pod)
@@ -83,18 +86,18 @@ def _tensor_fusion(
     try:
         profile = parse_profile(pod, ctx)
     except Rejection as error:
-        return _rejected(f"parse tf resources: {error.message}")
+        return _rejected(f"parse tf resources: {error.message}", submitted, ctx)
     try:
         return _admit_profile(submitted, pod, profile, decision, ctx)
     except Rejection as error:
-        return _rejected(error.message, profile.notes)
+        return _rejected(error.message, submitted, ctx, profile.notes)
 
 
 def _admit_profile(
     submitted: dict[str, Any], pod: dict[str, Any], profile: Profile, decision: Decision,
     ctx: AdmissionContext,
 ) -> Admission:
-    if _gate(profile, ctx):
+    if _gate(submitted, profile, ctx):
         return Admission(Decision.OVER_CAP, submitted, reason=(
             f"enabled-replicas {profile.enabled_replicas} reached: admitted unmutated"
         ), notes=profile.notes)
@@ -116,7 +119,7 @@ def _admit_profile(
                      reason=reason, notes=profile.notes)
 
 
-def _gate(profile: Profile, ctx: AdmissionContext) -> bool:
+def _gate(pod: dict[str, Any], profile: Profile, ctx: AdmissionContext) -> bool:
     """The enabled-replicas counter check (§2.3); a pod without owner is an error."""
     if profile.enabled_replicas is None:
         return False
@@ -125,8 +128,9 @@ def _gate(profile: Profile, ctx: AdmissionContext) -> bool:
             "get tf pod count: no controller owner reference found for pod "
             f"{ctx.namespace}/{ctx.workload}"
         )
+    labels = (pod.get("metadata") or {}).get("labels") or {}
     return over_cap(ctx.taken_over, profile.enabled_replicas,
-                    pod_template_hash=ctx.has_pod_template_hash)
+                    pod_template_hash=ctx.counts_replicas(labels))
 
 
 def resolve_qos(profile: Profile) -> str:
@@ -168,5 +172,10 @@ def _all_zero(profile: Profile) -> bool:
     return is_zero(r.tflops_request) and is_zero(r.percent_request) and is_zero(r.vram_request)
 
 
-def _rejected(message: str, notes: tuple[str, ...] = ()) -> Admission:
+def _rejected(message: str, submitted: dict[str, Any], ctx: AdmissionContext,
+              notes: tuple[str, ...] = ()) -> Admission:
+    """The webhook errs: ``Fail`` rejects the CREATE, ``Ignore`` admits the pod unchanged."""
+    if ctx.webhook.failure_policy == "Ignore":
+        return Admission(Decision.UNTOUCHED, submitted, error=message, reason=(
+            "the webhook errs and failurePolicy Ignore admits the pod unchanged"), notes=notes)
     return Admission(Decision.REJECTED, None, error=message, reason="rejected", notes=notes)

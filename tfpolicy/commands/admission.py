@@ -11,19 +11,26 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from tfpolicy import yamlio
+from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_objects, webhook_config
 from tfpolicy.admission import Pool as WebhookPool
-from tfpolicy.admission import WebhookConfig, webhook_config
+from tfpolicy.admission.objects import KINDS
+from tfpolicy.engine import objects
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
 from tfpolicy.sources import manifest_files, read_text
+
+_GROUP = "tensor-fusion.ai/"
+OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
+                 "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
 
 
 def read_documents(paths: tuple[str, ...]) -> list[Document]:
@@ -46,18 +53,47 @@ def read_mapping(path: str | None, what: str) -> dict[str, Any]:
 
 
 def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Document],
-                    pools: tuple[WebhookPool, ...] | None = None) -> WebhookConfig:
-    """The webhook from Helm values, with namespace labels from the input and ``--namespaces``."""
+                    operator: tuple[str, ...] = (), namespace: str = "default",
+                    pools: tuple[WebhookPool, ...] | None = None,
+                    gpu_models: Mapping[str, ModelCapacity] | None = None) -> WebhookConfig:
+    """The webhook as configured: Helm values, the operator's objects, namespace labels.
+
+    Operator objects come from ``--operator-config`` files and from the
+    manifests themselves. GPUPool objects give the pools (``pools``, the
+    plan's inventory pools, keep their names and default; the objects add
+    their settings); GPU objects add model capacities over ``gpu_models``.
+    """
     labels = namespace_labels(docs)
     if namespaces is not None:
         labels.update(namespace_labels(read_documents((namespaces,))))
-    return webhook_config(read_mapping(values, "--values"), pools=pools, namespace_labels=labels)
+    given = read_documents(operator) if operator else []  # no paths would mean stdin
+    found = operator_objects(_operator_found([*docs, *given]), namespace)
+    return webhook_config(
+        read_mapping(values, "--values"), pools=_pools(found.pools, pools),
+        namespace_labels=labels, gpu_models={**(gpu_models or {}), **found.gpu_models},
+        quotas=found.quotas, providers=found.providers, profiles=found.profiles)
+
+
+def _operator_found(docs: list[Document]) -> list[Found]:
+    return [Found(doc.file, obj) for doc in docs for _, obj in objects(doc.data)
+            if obj.get("kind") in KINDS and str(obj.get("apiVersion", "")).startswith(_GROUP)]
+
+
+def _pools(given: tuple[WebhookPool, ...],
+           inventory: tuple[WebhookPool, ...] | None) -> tuple[WebhookPool, ...] | None:
+    if inventory is None:
+        return given or None  # None: the chart's default pool
+    settings = {p.name: p for p in given}
+    return tuple(replace(settings[p.name], is_default=p.is_default) if p.name in settings else p
+                 for p in inventory)
 
 
 @click.command()
 @click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
 @click.option("--namespaces", type=click.Path(dir_okay=False),
               help="Namespace objects whose labels namespaceSelector reads.")
+@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help=OPERATOR_HELP)
 @click.option("-n", "--namespace", default="default", show_default=True,
               help="Namespace for manifests that name none.")
 @click.option("-o", "--output", default=None, metavar="DIR|-",
@@ -65,11 +101,12 @@ def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Docum
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.argument("paths", nargs=-1, type=click.Path())
-def admission(values: str | None, namespaces: str | None, namespace: str, output: str | None,
-              fmt: str, paths: tuple[str, ...]) -> int:
+def admission(values: str | None, namespaces: str | None, operator: tuple[str, ...],
+              namespace: str, output: str | None, fmt: str, paths: tuple[str, ...]) -> int:
     """Simulate the TensorFusion webhook on every pod template; exit 1 if any pod is rejected."""
     docs = read_documents(paths)
-    items = admit_all(docs, cluster_webhook(values, namespaces, docs), namespace)
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace)
+    items = admit_all(docs, webhook, namespace)
     report = (json.dumps({"workloads": [admitted_dict(i) for i in items],
                           "rejected": _rejected(items)}, indent=2) + "\n"
               if fmt == "json" else admitted_text(items))
@@ -88,10 +125,21 @@ def _rejected(items: list[Admitted]) -> int:
 
 
 def _write_pods(folder: Path, items: list[Admitted]) -> None:
+    """Every target is checked before any is written (issue 8 §4: nothing outside DIR)."""
     if folder.exists() and not folder.is_dir():
         raise TfpolicyError("-o: not a directory", file=str(folder))
+    writes = {_target(folder, item): yamlio.dump_documents([item.admission.pod])
+              for item in items if item.admission.pod is not None}
     folder.mkdir(parents=True, exist_ok=True)
-    for item in items:
-        if item.admission.pod is not None:
-            pod = yamlio.dump_documents([item.admission.pod])
-            (folder / item.file_name).write_text(pod, encoding="utf-8")
+    for path, text in writes.items():
+        path.write_text(text, encoding="utf-8")
+
+
+def _target(folder: Path, item: Admitted) -> Path:
+    """``DIR/<file name>``, refused unless it stays directly inside DIR."""
+    path = folder / item.file_name
+    root = folder.resolve()
+    if path.is_symlink() or path.resolve().parent != root or path.name in ("", ".", ".."):
+        raise TfpolicyError(f"-o: {item.key}: the file {item.file_name} would not stay in the "
+                            "output folder", file=item.file)
+    return path

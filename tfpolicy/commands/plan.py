@@ -16,14 +16,16 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import cluster_webhook, read_documents
+from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
 from tfpolicy.plan import (
     DEFAULT_LADDER,
     PlanInput,
+    TooManyPods,
     admission_pools,
+    model_capacities,
     parse_ladder,
     plan_steps,
     run_plan,
@@ -46,6 +48,8 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 @click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
 @click.option("--namespaces", type=click.Path(dir_okay=False),
               help="Namespace objects whose labels namespaceSelector reads.")
+@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help=OPERATOR_HELP)
 @click.option("-n", "--namespace", default="default", show_default=True,
               help="Namespace for manifests that name none.")
 @click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
@@ -56,16 +60,20 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
               help="Write each step's policy file to DIR.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
-         namespace: str, steps: str, fmt: str, emit_policies: str | None,
-         paths: tuple[str, ...]) -> int:
+         operator: tuple[str, ...], namespace: str, steps: str, fmt: str,
+         emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
     ladder = parse_ladder(steps)
     policy_docs, shown = _policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory)
-    webhook = cluster_webhook(values, namespaces, docs, admission_pools(fleet))
-    result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
-                                namespace, shown))
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
+                              admission_pools(fleet), model_capacities(fleet))
+    try:
+        result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
+                                    namespace, shown))
+    except TooManyPods as exc:
+        raise _at_replicas(exc) from None
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
     sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
@@ -84,6 +92,21 @@ def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], s
         file, text = policy_source(ref, base)
         docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
     return docs, ", ".join(given)
+
+
+def _at_replicas(exc: TooManyPods) -> TooManyPods:
+    """Point the error at the workload's ``replicas`` (stdin cannot be read twice)."""
+    doc = exc.document
+    if doc.file == "<stdin>":
+        return exc
+    found = [(raw, parsed) for raw in yamlio.split_documents(read_text(doc.file))
+             for parsed in [yamlio.parse_document(raw.text, file=doc.file, line=raw.line)]
+             if parsed.node is not None]
+    if doc.index < len(found):
+        raw, parsed = found[doc.index]
+        line, column = yamlio.locate(parsed.node, exc.replicas_path)
+        exc.line, exc.column = raw.line + line + 1, column + 1
+    return exc
 
 
 def read_inventory(path: str) -> Inventory:

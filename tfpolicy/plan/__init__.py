@@ -16,12 +16,13 @@ from tfpolicy.plan.ladder import (
     step_documents,
 )
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport, Summary
-from tfpolicy.plan.simulate import PlanInput, run_plan
+from tfpolicy.plan.simulate import MAX_PODS, PlanInput, TooManyPods, run_plan
 from tfpolicy.plan.units import Document
-from tfpolicy.plan.webhook import admission_pools
+from tfpolicy.plan.webhook import admission_pools, model_capacities
 
 __all__ = [
     "DEFAULT_LADDER",
+    "MAX_PODS",
     "Document",
     "Misfit",
     "Plan",
@@ -32,7 +33,9 @@ __all__ = [
     "Step",
     "StepReport",
     "Summary",
+    "TooManyPods",
     "admission_pools",
+    "model_capacities",
     "parse_ladder",
     "plan_steps",
     "run_plan",

@@ -7,12 +7,15 @@ workload's pods the webhook takes over under ``enabled-replicas`` (§2.3).
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
+from tfpolicy.admission.parse import workload_name
 from tfpolicy.edits import Path, get_path
 from tfpolicy.engine import objects
 from tfpolicy.plan.pods import enabled_replicas_cap
@@ -42,8 +45,27 @@ class Admitted:
 
     @property
     def file_name(self) -> str:
+        """``<namespace>_<kind>_<name>[_<index>].yaml``, safe as one file name.
+
+        Names come from the manifests, so anything but letters, digits, ``.``,
+        ``_`` and ``-`` becomes ``_`` (no ``/``, NUL or ``..`` survives), a
+        leading dot is dropped, and a long name is cut and tagged with a hash
+        of the whole, so distinct objects keep distinct files.
+        """
         suffix = f"_{self.index}" if self.template else ""
-        return f"{self.namespace}_{self.kind}_{self.name}{suffix}.yaml"
+        return safe_file_name(f"{self.namespace}_{self.kind}_{self.name}{suffix}") + ".yaml"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_STEM = 120  # well under every filesystem's 255-byte name limit, with room for ".yaml"
+
+
+def safe_file_name(stem: str) -> str:
+    cleaned = _UNSAFE.sub("_", stem).lstrip(".") or "_"
+    if cleaned == stem and len(stem) <= _MAX_STEM:
+        return stem
+    digest = hashlib.sha256(stem.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{cleaned[:_MAX_STEM - 13]}-{digest}"
 
 
 def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> list[Admitted]:
@@ -64,16 +86,19 @@ def _admit_one(file: str, obj: Mapping[str, Any], base: Path, path: Path, index:
                webhook: WebhookConfig, namespace: str) -> Admitted:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
-    kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
+    kind, name = str(obj.get("kind", "")), str(meta.get("name") or "")
     ns = str(meta.get("namespace") or namespace)
     replicas = replicas_of(obj, path)
-    ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook)
+    ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook,
+                           generate_name=str(meta.get("generateName") or ""))
     template = get_path(obj, path)
     admission = admit(template, ctx)
     taken = None
     if admission.decision in _TAKEN and replicas is not None:
+        labels = (template.get("metadata") or {}).get("labels") or {}
         taken = count_taken_over(replicas, enabled_replicas_cap(template),
-                                 pod_template_hash=ctx.has_pod_template_hash)
+                                 pod_template_hash=ctx.counts_replicas(labels))
+    name = name or workload_name(ctx)
     label = template_label(path) if index is not None else ""
     return Admitted(file, base + path, kind, ns, name, label, index or 0, replicas, taken,
                     admission)

@@ -19,16 +19,21 @@ def admitted_text(items: list[Admitted]) -> str:
 def _block(item: Admitted) -> list[str]:
     a = item.admission
     lines = [f"{item.key}: {a.decision.value} ({item.file})"]
-    if a.error:
+    if a.rejected:
         lines.append(f"  rejected: {a.error}")
     elif a.reason:
         lines.append(f"  reason: {a.reason}")
+    if a.error and not a.rejected:
+        lines.append(f"  webhook error: {a.error}")
     if item.taken_over is not None and item.replicas is not None \
             and item.taken_over < item.replicas:
         lines.append(f"  pods: {item.taken_over} of {item.replicas} taken over "
                      "(enabled-replicas); the rest are admitted unmutated")
     if a.allocation is not None:
         lines.append(f"  allocation: {_allocation(a.allocation)}")
+        lines.extend(f"  scheduler: the {side} carries both TFLOPS and compute-percent; the "
+                     "scheduler cannot read it and reserves nothing for it"
+                     for side in a.allocation.unreadable)
     lines.extend(f"  {change}" for change in a.changes)
     lines.extend(f"  note: {note}" for note in a.notes)
     return lines
@@ -38,8 +43,9 @@ def _allocation(r: AllocationRequest) -> str:
     parts = [f"pool {r.pool}", f"{r.gpu_count} GPU", f"isolation {r.isolation}", f"qos {r.qos}"]
     if r.tflops_request or r.tflops_limit:
         parts.append(f"TFLOPS {r.tflops_request / 1000:g}/{r.tflops_limit / 1000:g}")
-    if r.compute_percent_request or r.compute_percent_limit:
-        parts.append(f"compute {r.compute_percent_request}%/{r.compute_percent_limit}%")
+    if r.compute_milli_percent_request or r.compute_milli_percent_limit:
+        parts.append(f"compute {r.compute_milli_percent_request / 1000:g}%/"
+                     f"{r.compute_milli_percent_limit / 1000:g}%")
     if r.vram_request or r.vram_limit:
         parts.append(f"VRAM {r.vram_request}Mi/{r.vram_limit}Mi")
     parts.extend(f"{k} {v}" for k, v in (("model", r.gpu_model), ("vendor", r.vendor)) if v)

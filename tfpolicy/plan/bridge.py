@@ -1,8 +1,7 @@
 """From an admitted pod to what the scheduler places (DESIGN §4: admission feeds the scheduler).
 
-Units differ on purpose: admission reports compute percent in whole percent
-(the annotation's value), the scheduler counts milli-percent so that
-``12.5`` stays exact. A native GPU pod (not taken over) becomes a
+Admission and the scheduler both count compute percent in milli-percent,
+so ``12.5`` stays exact. A native GPU pod (not taken over) becomes a
 device-plugin request for its whole-GPU count; a MIG slice counts as a
 whole GPU, as the webhook counts it (reference §2.2).
 """
@@ -17,8 +16,6 @@ from tfpolicy.admission.native import native_gpus
 from tfpolicy.gpu import GpuResources
 from tfpolicy.scheduler import Isolation, PodKind, PodRequest
 
-MILLI_PER_PERCENT = 1000
-
 # `partitioned` is not simulated by the scheduler (DESIGN §4): placed as soft, warned.
 ISOLATION: dict[str, Isolation] = {
     "shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD,
@@ -30,8 +27,7 @@ def tf_request(name: str, workload: str, alloc: AllocationRequest) -> PodRequest
     return PodRequest(
         name, alloc.namespace, workload, PodKind.TENSOR_FUSION, alloc.pool or None,
         alloc.gpu_count, alloc.tflops_request, alloc.tflops_limit,
-        alloc.compute_percent_request * MILLI_PER_PERCENT,
-        alloc.compute_percent_limit * MILLI_PER_PERCENT,
+        alloc.compute_milli_percent_request, alloc.compute_milli_percent_limit,
         alloc.vram_request, alloc.vram_limit, ISOLATION.get(alloc.isolation, Isolation.SOFT),
         alloc.gpu_model or None, alloc.vendor or None, alloc.qos,
     )

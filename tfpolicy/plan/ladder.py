@@ -17,11 +17,12 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpu import GpuResources
 from tfpolicy.policy import build_policy
 
 Rung = int | str
@@ -110,6 +111,15 @@ def _drop(mapping: dict[str, Any], keys: tuple[str, ...]) -> None:
         mapping.pop(key, None)
 
 
-def policy_set(docs: list[dict[str, Any]], file: str) -> PolicySet:
-    """The engine's view of a step's documents (already schema-valid: derived from valid ones)."""
-    return PolicySet.of([build_policy(d, file, 0, 0) for d in docs])
+def policy_set(docs: list[dict[str, Any]], file: str,
+               gpus: GpuResources | None = None) -> PolicySet:
+    """The engine's view of a step's documents (already schema-valid: derived from valid ones).
+
+    ``gpus``: the operator's GPU resource names (its ProviderConfigs), so the
+    rewrite and the webhook agree on what a GPU is; the policies' extras add.
+    """
+    found = PolicySet.of([build_policy(d, file, 0, 0) for d in docs])
+    if gpus is None:
+        return found
+    extra = tuple(r for p in found.policies for r in p.gpu_resources)
+    return replace(found, gpus=gpus.with_extra(extra))

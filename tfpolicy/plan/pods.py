@@ -57,8 +57,9 @@ def _taken(first: Admission, template: Mapping[str, Any], ctx: AdmissionContext,
            replicas: int) -> int:
     if first.decision not in _TAKEN:
         return 0
+    labels = (template.get("metadata") or {}).get("labels") or {}
     return count_taken_over(replicas, enabled_replicas_cap(template),
-                            pod_template_hash=ctx.has_pod_template_hash)
+                            pod_template_hash=ctx.counts_replicas(labels))
 
 
 def enabled_replicas_cap(template: Mapping[str, Any]) -> int | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.engine import PolicySet
+from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
@@ -30,6 +31,10 @@ from tfpolicy.scheduler import (
     simulate_step,
 )
 from tfpolicy.stages.common import ENABLED, is_gpu_workload, labels_of
+
+# Each simulated pod costs memory and time; 100,000 GPU pods is far beyond any
+# single cluster's GPU count, and `replicas: 1000000000` must not eat gigabytes.
+MAX_PODS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ class _State:
 
 def run_plan(given: PlanInput) -> Plan:
     docs, policies = list(given.documents), [dict(p) for p in given.policies]
-    units = gpu_units(docs, policy_set(policies, given.file), given)
+    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given)
     allocator = FastAllocator(Ledger(given.inventory))
     state = _State()
     start = _start(docs, units, allocator, state, given)
@@ -70,10 +75,28 @@ def run_plan(given: PlanInput) -> Plan:
 
 
 def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
-    """Templates that ask for a GPU, or are TensorFusion pods already."""
+    """Templates that ask for a GPU, or are TensorFusion pods already (at most MAX_PODS pods)."""
     daemon = len(given.inventory.nodes)
-    return [u for u in units_of(docs, policies.registry, given.namespace, daemon)
-            if _uses_gpu(template_at(docs[u.doc], u.path), policies)]
+    found = [u for u in units_of(docs, policies.registry, given.namespace, daemon)
+             if _uses_gpu(template_at(docs[u.doc], u.path), policies)]
+    total = 0
+    for unit in found:
+        total += unit.replicas
+        if total > MAX_PODS:
+            raise TooManyPods(unit, docs[unit.doc])
+    return found
+
+
+class TooManyPods(TfpolicyError):
+    """More GPU pods than the plan simulates; the command locates it at ``replicas``."""
+
+    def __init__(self, unit: Unit, document: Document) -> None:
+        super().__init__(
+            f"{unit.key}: the plan simulates every GPU pod one by one, at most {MAX_PODS:,} "
+            f"in all; these manifests ask for more ({unit.replicas:,} replicas here)",
+            file=document.file)
+        self.document = document
+        self.replicas_path = (*unit.path[:-1], "replicas")
 
 
 def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
@@ -103,8 +126,8 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
 def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAllocator,
           state: _State, given: PlanInput) -> StepReport:
     documents = step_documents(list(given.policies), step)
-    templates, messages = step_templates(docs, units, policy_set(documents, given.file),
-                                         given.namespace)
+    policies = policy_set(documents, given.file, given.webhook.resources)
+    templates, messages = step_templates(docs, units, policies, given.namespace)
     transitions, rejected = [], []
     for unit in units:
         template = templates[unit.key]
