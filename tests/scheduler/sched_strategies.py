@@ -14,6 +14,7 @@ from tfpolicy.scheduler.model import (
     PodKind,
     PodRequest,
     Pool,
+    SchedulerSettings,
 )
 
 MODELS = (("A100", 312_000, 81_920), ("L4", 121_000, 24_576), ("T4", 65_000, 16_384))
@@ -21,27 +22,42 @@ POOLS = ("pool-a", "pool-b")
 
 
 @st.composite
+def settings(draw: st.DrawFn) -> SchedulerSettings:
+    """The operator's configuration: policy, progressive migration, score weights."""
+    return SchedulerSettings(
+        isolation_policy=draw(st.sampled_from(IsolationPolicy)),
+        progressive_migration=draw(st.booleans()),
+        vram_weight=draw(st.sampled_from((700, 500, 1000, 0, 333))),
+        tflops_weight=draw(st.sampled_from((300, 500, 0, 1000, 667))),
+    )
+
+
+@st.composite
 def inventories(draw: st.DrawFn) -> Inventory:
     pools = [
         Pool(name, placement=draw(st.sampled_from(Placement)),
-             isolation_policy=draw(st.sampled_from(IsolationPolicy)),
+             isolation_policy=draw(st.sampled_from((None, None, *IsolationPolicy))),
              max_workers_per_node=draw(st.sampled_from((2, 3, 256))))
         for name in POOLS
     ]
     gpus: list[GPU] = []
     for n in range(draw(st.integers(1, 6))):
-        pool = draw(st.sampled_from((*POOLS, None)))
+        node_pool = draw(st.sampled_from((*POOLS, None)))
+        mixed = draw(st.integers(0, 4)) == 0  # a node whose GPUs sit in several pools
         model, tflops, vram = draw(st.sampled_from(MODELS))
         for i in range(draw(st.integers(1, 4))):
+            pool = draw(st.sampled_from((*POOLS, None))) if mixed else node_pool
             gpus.append(GPU(
                 name=f"gpu-{n}-{i}", node=f"node-{n}", pool=pool, model=model,
                 vendor=draw(st.sampled_from(("NVIDIA", "NVIDIA", "AMD"))),
                 tflops=tflops, vram=vram,
-                phase=draw(st.sampled_from((Phase.RUNNING,) * 5 + (Phase.PENDING,))),
+                phase=draw(st.sampled_from((Phase.RUNNING,) * 5 + (Phase.PENDING, Phase.UNKNOWN))),
                 used_by=draw(st.sampled_from(("tensor-fusion",) * 5 + ("nvidia-device-plugin",))),
                 isolation_mode=draw(st.sampled_from((None, Isolation.SOFT, Isolation.HARD))),
+                external_tflops=draw(st.sampled_from((0,) * 7 + (tflops // 2,))),
             ))
-    return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))))
+    return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))),
+                           settings=draw(st.sampled_from((None, draw(settings())))))
 
 
 @st.composite

@@ -12,6 +12,7 @@ from tfpolicy.scheduler import (
     FastAllocator,
     Inventory,
     Isolation,
+    IsolationPolicy,
     Ledger,
     PodKind,
     PodRequest,
@@ -44,6 +45,7 @@ class LedgerMachine(RuleBasedStateMachine):
         whole = pod.kind is PodKind.DEVICE_PLUGIN or pod.isolation is Isolation.SHARED
         if whole:  # shared and device-plugin pods only ever get completely idle GPUs
             assert all(self.ledger.gpus[g].idle for g in choice.gpus)
+        self._check_configuration(pod, choice)
         self.ledger.reserve(pod, choice.gpus)
         if pod.kind is PodKind.TENSOR_FUSION and pod.isolation is Isolation.SHARED:
             assert all((self.ledger.gpus[g].avail_tflops, self.ledger.gpus[g].avail_vram)
@@ -63,6 +65,20 @@ class LedgerMachine(RuleBasedStateMachine):
         assert self._snapshot(alloc.gpus) == before
         self.ledger.release(pod.key)
         assert self.ledger.allocation(pod.key) is None
+
+    def _check_configuration(self, pod: PodRequest, choice: Choice) -> None:
+        """What the operator's configuration forbids never happens (§11 rows 8, 9)."""
+        assert self.ledger is not None
+        config = self.ledger.settings
+        if pod.kind is PodKind.DEVICE_PLUGIN:
+            if config.progressive_migration:
+                assert self.ledger.workers(choice.node) == 0
+            return
+        assert pod.isolation is not Isolation.PARTITIONED
+        for state in (self.ledger.gpus[g] for g in choice.gpus):
+            assert state.policy is config.isolation_policy
+            if config.isolation_policy is IsolationPolicy.DYNAMIC:
+                assert state.active in (None, pod.isolation)
 
     def _snapshot(self, gpus: tuple[str, ...]) -> list[tuple[int, int, int, int]]:
         assert self.ledger is not None
@@ -92,8 +108,8 @@ class LedgerMachine(RuleBasedStateMachine):
                 total[1] += alloc.vram[i]
         for name, state in self.ledger.gpus.items():
             tflops, vram = used.get(name, [0, 0])
-            assert state.gpu.tflops - state.avail_tflops == tflops
-            assert state.gpu.vram - state.avail_vram == vram
+            assert state.gpu.tflops - state.avail_tflops == tflops + state.gpu.external_tflops
+            assert state.gpu.vram - state.avail_vram == vram + state.gpu.external_vram
 
 
 LedgerMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=30,

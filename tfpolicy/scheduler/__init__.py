@@ -5,11 +5,15 @@ integers: milli-TFLOPS, MiB, milli-percent, micro-USD per hour.
 
 Public API:
 
-* records (`model`): `Inventory.build(pools, gpus, nodes, default_pool)`, `Pool`,
-  `Node`, `GPU`, `PodRequest` (`.key`), enums `Isolation`, `Placement`,
+* records (`model`): `Inventory.build(pools, gpus, nodes, default_pool, settings)`,
+  `Pool`, `Node`, `GPU`, `PodRequest` (`.key`), enums `Isolation`, `Placement`,
   `IsolationPolicy`, `Phase`, `PodKind`;
-* `Ledger(inventory)`: `.reserve(pod, gpus) -> Allocation`, `.release(key)`,
-  `.allocations()`, `.gpus[name]` (a `GpuState`), `LedgerError`;
+* `SchedulerSettings`: the operator's configuration (isolation policy,
+  progressive migration, score weights), Helm chart defaults;
+* `Ledger(inventory, settings=None)`: `.reserve(pod, gpus) -> Allocation`,
+  `.release(key)`, `.allocations()`, `.gpus[name]` (a `GpuState`), `.settings`
+  (given, else the inventory's, else the defaults), `LedgerError`;
+* `select_gpus(ledger, pod)`: upstream `SelectGPUs` (Alloc and defrag path);
 * allocators (`Allocator` protocol, `.choose(pod) -> Choice | Unschedulable`):
   `FastAllocator(ledger)` and the brute-force `OracleAllocator(ledger)`;
   `schedule(allocator, pod) -> Allocation | Unschedulable` commits a choice;
@@ -36,6 +40,7 @@ from tfpolicy.scheduler.model import (
     PodKind,
     PodRequest,
     Pool,
+    SchedulerSettings,
 )
 from tfpolicy.scheduler.oracle import OracleAllocator
 from tfpolicy.scheduler.report import (
@@ -60,6 +65,7 @@ from tfpolicy.scheduler.rollout import (
     simulate_transition,
 )
 from tfpolicy.scheduler.rules import Reason
+from tfpolicy.scheduler.select import select_gpus
 
 __all__ = [
     "GPU",
@@ -85,6 +91,7 @@ __all__ = [
     "Pool",
     "PoolUsage",
     "Reason",
+    "SchedulerSettings",
     "StepResult",
     "Strategy",
     "StrategyType",
@@ -98,6 +105,7 @@ __all__ = [
     "place_pods",
     "pool_usage",
     "schedule",
+    "select_gpus",
     "simulate_step",
     "simulate_transition",
     "usage",

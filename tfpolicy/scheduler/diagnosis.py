@@ -21,6 +21,8 @@ from tfpolicy.scheduler.rules import (
     dp_reason,
     gpu_reason,
     is_device_plugin,
+    native_node_reason,
+    pod_reason,
     resolve_pool,
 )
 
@@ -60,12 +62,15 @@ def diagnose(ledger: Ledger, pod: PodRequest) -> Unschedulable:
 
 def _node_reason(ledger: Ledger, node: str, states: tuple[GpuState, ...], pod: PodRequest,
                  pool: Pool | None, gpus: Counter[Reason]) -> Reason | None:
+    early = _prefilter_reason(ledger, node, pod, pool)
+    if early is not None:
+        return early
     if is_device_plugin(pod):
         reasons = [dp_reason(s, pod) for s in states]
-    elif pool is None:
-        return Reason.NOT_IN_POOL
     else:
-        reasons = [gpu_reason(pool, s, pod) for s in states if s.gpu.pool == pool.name]
+        assert pool is not None  # _prefilter_reason answers for a missing pool
+        policy = ledger.settings.isolation_policy
+        reasons = [gpu_reason(pool, s, pod, policy) for s in states if s.gpu.pool == pool.name]
         if not reasons:
             return Reason.NOT_IN_POOL
     gpus.update(r for r in reasons if r is not None)
@@ -77,6 +82,14 @@ def _node_reason(ledger: Ledger, node: str, states: tuple[GpuState, ...], pod: P
     if pool is not None and ledger.workers(node) >= pool.max_workers_per_node:
         return Reason.TOO_MANY_WORKERS
     return None
+
+
+def _prefilter_reason(ledger: Ledger, node: str, pod: PodRequest,
+                      pool: Pool | None) -> Reason | None:
+    """What rules a node out before any GPU filter runs (PreFilter)."""
+    if is_device_plugin(pod):
+        return native_node_reason(ledger, node)
+    return Reason.NOT_IN_POOL if pool is None else pod_reason(ledger, pod)
 
 
 def _sorted(counts: Counter[Reason]) -> tuple[tuple[Reason, int], ...]:

@@ -26,6 +26,7 @@ from tfpolicy.scheduler.rules import (
     node_score,
     pick_gpus,
     pick_whole_gpus,
+    pod_reason,
     resolve_pool,
 )
 
@@ -76,7 +77,7 @@ class FastAllocator:
 
     def _choose_tf(self, pod: PodRequest) -> Choice | None:
         pool = resolve_pool(self._ledger, pod)
-        if pool is None:
+        if pool is None or pod_reason(self._ledger, pod) is not None:
             return None
         shape = self._shape(pool, pod)
         heap, version = shape.heap, self._ledger.version
@@ -169,6 +170,8 @@ class _WholeIndex:
 
     def _push(self, key: WholeKey, buckets: dict[int, list[tuple[str, int]]], node: str) -> None:
         model, vendor = key
+        if not self._ledger.native_ok(node):
+            return  # progressive migration: pushed again when its workers leave
         free = sum(s.free_whole and (model is None or s.gpu.model == model)
                    and (vendor is None or s.gpu.vendor == vendor)
                    for s in self._ledger.node_gpus[node])

@@ -13,8 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tfpolicy.scheduler.model import GPU, Inventory, Isolation, PodKey, PodKind, PodRequest, Pool
-from tfpolicy.scheduler.scoring import gpu_score, tflops_for_percent
+from tfpolicy.scheduler.model import (
+    DEFAULT_SETTINGS,
+    GPU,
+    Inventory,
+    Isolation,
+    IsolationPolicy,
+    PodKey,
+    PodKind,
+    PodRequest,
+    Pool,
+    SchedulerSettings,
+)
+from tfpolicy.scheduler.scoring import TFLOPS_WEIGHT, VRAM_WEIGHT, gpu_score, tflops_for_percent
 
 
 class LedgerError(ValueError):
@@ -25,10 +36,13 @@ class GpuState:
     """Mutable accounting of one GPU; the allocators read it, only the ledger writes."""
 
     __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "gpu", "limit_tflops",
-                 "limit_vram", "score_avail", "score_used", "tf_pods")
+                 "limit_vram", "policy", "score_avail", "score_used", "tf_pods", "weights")
 
-    def __init__(self, gpu: GPU) -> None:
+    def __init__(self, gpu: GPU, weights: tuple[int, int] = (VRAM_WEIGHT, TFLOPS_WEIGHT),
+                 policy: IsolationPolicy = IsolationPolicy.DYNAMIC) -> None:
         self.gpu = gpu
+        self.weights = weights
+        self.policy = policy  # what the GPU advertises (`GPU.status.isolationPolicy`)
         self.avail_tflops = gpu.tflops - gpu.external_tflops
         self.avail_vram = gpu.vram - gpu.external_vram
         self.limit_tflops = gpu.external_tflops
@@ -40,9 +54,9 @@ class GpuState:
 
     def refresh(self) -> None:
         """Cache both scores: they change only when this GPU's accounting does."""
-        g = self.gpu
-        self.score_used = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, True)
-        self.score_avail = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, False)
+        g, w = self.gpu, self.weights
+        self.score_used = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, True, w)
+        self.score_avail = gpu_score(self.avail_tflops, g.tflops, self.avail_vram, g.vram, False, w)
 
     @property
     def idle(self) -> bool:
@@ -82,18 +96,29 @@ def shares(pod: PodRequest, gpu: GPU) -> tuple[int, int, int, int]:
 
 
 class Ledger:
-    """Per-GPU accounting plus node versions that let indexes invalidate lazily."""
+    """Per-GPU accounting plus node versions that let indexes invalidate lazily.
 
-    def __init__(self, inventory: Inventory) -> None:
+    ``settings``: the operator's configuration; without it, the inventory's,
+    else the Helm chart defaults.
+    """
+
+    def __init__(self, inventory: Inventory, settings: SchedulerSettings | None = None) -> None:
         self.inventory = inventory
+        self.settings = settings or inventory.settings or DEFAULT_SETTINGS
+        weights = (self.settings.vram_weight, self.settings.tflops_weight)
         self.pools: dict[str, Pool] = {p.name: p for p in inventory.pools}
-        self.gpus: dict[str, GpuState] = {g.name: GpuState(g) for g in inventory.gpus}
+        self.gpus: dict[str, GpuState] = {
+            g.name: GpuState(g, weights, self._advertised(g)) for g in inventory.gpus}
         self.node_gpus: dict[str, tuple[GpuState, ...]] = {
             n.name: tuple(self.gpus[g] for g in n.gpus) for n in inventory.nodes}
         self._allocations: dict[PodKey, Allocation] = {}
         self._workers: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
         self._versions: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
         self._listeners: list[Callable[[str], None]] = []
+
+    def _advertised(self, gpu: GPU) -> IsolationPolicy:
+        pool = self.pools.get(gpu.pool) if gpu.pool else None
+        return (pool.isolation_policy if pool else None) or self.settings.isolation_policy
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(node)`` after every change on ``node``."""
@@ -105,6 +130,20 @@ class Ledger:
     def workers(self, node: str) -> int:
         """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them, §5.2 step 5)."""
         return self._workers[node]
+
+    def native_ok(self, node: str) -> bool:
+        """Under progressive migration, may a device-plugin pod go to ``node``?
+
+        Only nodes the allocator knows (they have GPU objects: here, a GPU in a
+        pool) and where no TensorFusion worker runs (`ListNonUsingNodes`,
+        `gpuallocator.go:1992-2007`). Requests committed outside the simulation
+        count as workers.
+        """
+        if not self.settings.progressive_migration:
+            return True
+        states = self.node_gpus[node]
+        return (self._workers[node] == 0 and any(s.gpu.pool is not None for s in states)
+                and not any(s.gpu.external_tflops or s.gpu.external_vram for s in states))
 
     def allocation(self, key: PodKey) -> Allocation | None:
         return self._allocations.get(key)

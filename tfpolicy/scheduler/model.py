@@ -18,11 +18,16 @@ DEFAULT_MAX_WORKERS_PER_NODE = 256  # Helm schedulerConfig `maxWorkerPerNode` (�
 
 
 class Isolation(IntEnum):
-    """`tensor-fusion.ai/isolation` (§1.5); `partitioned` is not simulated."""
+    """`tensor-fusion.ai/isolation` (§1.5).
+
+    `partitioned` is never placed: the Dynamic policy rejects it outright
+    (`gpuallocator.go:642-644`), and partition templates are not simulated.
+    """
 
     SHARED = 0
     SOFT = 1
     HARD = 2
+    PARTITIONED = 3
 
 
 class Placement(Enum):
@@ -34,7 +39,12 @@ class Placement(Enum):
 
 
 class IsolationPolicy(Enum):
-    """Scheduler-wide isolation policy (§1.5); the Helm default is dynamic."""
+    """Isolation policy (§1.5): the scheduler's, and what a GPU advertises.
+
+    Upstream it is scheduler-wide (Helm `controller.isolationModePolicy`, default
+    `dynamic`, `values.yaml:33`; `gpuallocator.go:333-352`); the node hypervisor
+    advertises it on every `GPU.status.isolationPolicy`.
+    """
 
     DYNAMIC = "Dynamic"
     STATIC = "Static"
@@ -60,6 +70,29 @@ class PodKind(Enum):
 
 USED_BY_TENSOR_FUSION = "tensor-fusion"  # `GPU.status.usedBy` values (§4)
 USED_BY_DEVICE_PLUGIN = "nvidia-device-plugin"
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerSettings:
+    """What the operator's configuration changes in scheduling; defaults = Helm chart.
+
+    * ``isolation_policy``: Helm `controller.isolationModePolicy: dynamic`
+      (`values.yaml:33`, reference §9.13);
+    * ``progressive_migration``: Helm `controller.nvidiaOperatorProgressiveMigration:
+      false` (`values.yaml:28`); when on, device-plugin pods go through the
+      TensorFusion scheduler, which keeps them to GPU nodes with no TensorFusion
+      worker (`gpuresources.go:164-173`, `gpuallocator.go:1992-2007`);
+    * ``vram_weight`` / ``tflops_weight``: `GPUResourcesFit` args `vramWeight: 0.7`,
+      `tflopsWeight: 0.3` (`values.yaml:937-939`), here in thousandths.
+    """
+
+    isolation_policy: IsolationPolicy = IsolationPolicy.DYNAMIC
+    progressive_migration: bool = False
+    vram_weight: int = 700
+    tflops_weight: int = 300
+
+
+DEFAULT_SETTINGS = SchedulerSettings()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +137,13 @@ class Pool:
 
     ``tflops_oversell`` is a percentage (500 = ×5); None means the pool has no
     oversubscription config, so virtual capacity = physical (§4).
+    ``isolation_policy`` is what the pool's GPUs advertise; None (the usual
+    case) means the scheduler's own, as a hypervisor of the same release does.
     """
 
     name: str
     placement: Placement = Placement.NODE_COMPACT_GPU_LOW_LOAD
-    isolation_policy: IsolationPolicy = IsolationPolicy.DYNAMIC
+    isolation_policy: IsolationPolicy | None = None
     tflops_oversell: int | None = None
     vram_expand_to_host_mem: int = 0
     vram_expand_to_host_disk: int = 0
@@ -117,17 +152,19 @@ class Pool:
 
 @dataclass(frozen=True, slots=True)
 class Inventory:
-    """Pools, nodes and GPUs, each sorted by name (GPUs by node, then name)."""
+    """Pools, nodes and GPUs, each sorted by name (GPUs by node, then name);
+    ``settings`` when the inventory file states the operator's configuration."""
 
     pools: tuple[Pool, ...]
     nodes: tuple[Node, ...]
     gpus: tuple[GPU, ...]
     default_pool: str | None = None
+    settings: SchedulerSettings | None = None
 
     @staticmethod
     def build(
         pools: list[Pool], gpus: list[GPU], nodes: list[Node] | None = None,
-        default_pool: str | None = None,
+        default_pool: str | None = None, settings: SchedulerSettings | None = None,
     ) -> Inventory:
         """Sort everything and derive the nodes' GPU lists from ``gpus``."""
         ordered = sorted(gpus, key=lambda g: (g.node, g.name))
@@ -140,7 +177,7 @@ class Inventory:
             for name, names in sorted(by_node.items())
         ]
         return Inventory(tuple(sorted(pools, key=lambda p: p.name)), tuple(built),
-                         tuple(ordered), default_pool)
+                         tuple(ordered), default_pool, settings)
 
 
 def _node_extras(node: Node | None) -> tuple[int, int, int]:

@@ -18,6 +18,7 @@ from tfpolicy.scheduler.rules import (
     node_score,
     pick_gpus,
     pick_whole_gpus,
+    pod_reason,
     resolve_pool,
 )
 
@@ -38,7 +39,7 @@ class OracleAllocator:
 
     def _shared(self, pod: PodRequest) -> Choice | None:
         pool = resolve_pool(self._ledger, pod)
-        if pool is None:
+        if pool is None or pod_reason(self._ledger, pod) is not None:
             return None
         ranked: list[tuple[int, str, tuple[str, ...]]] = []
         for node in sorted(self._ledger.node_gpus):

@@ -37,6 +37,10 @@ class Reason(IntEnum):
     TOO_FEW_GPUS = 9
     TOO_MANY_WORKERS = 10
     GPU_BUSY = 11
+    PARTITIONED_DYNAMIC = 12
+    PARTITIONED_NOT_SIMULATED = 13
+    NATIVE_NODE_UNMANAGED = 14
+    NATIVE_NODE_IN_USE = 15
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -52,6 +56,10 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.TOO_FEW_GPUS: "too few matching GPUs on the node",
     Reason.TOO_MANY_WORKERS: "too many workers on the node",
     Reason.GPU_BUSY: "insufficient free whole GPUs",
+    Reason.PARTITIONED_DYNAMIC: "dynamic policy does not support partitioned allocation",
+    Reason.PARTITIONED_NOT_SIMULATED: "partitioned isolation is not simulated",
+    Reason.NATIVE_NODE_UNMANAGED: "node has no GPU objects (progressive migration)",
+    Reason.NATIVE_NODE_IN_USE: "node runs TensorFusion workers (progressive migration)",
 }
 
 
@@ -61,20 +69,43 @@ def resolve_pool(ledger: Ledger, pod: PodRequest) -> Pool | None:
     return ledger.pools.get(name) if name else None
 
 
-def isolation_ok(pool: Pool, state: GpuState, isolation: Isolation) -> bool:
-    """The isolation-policy pre-filter (§5.2 step 2)."""
-    if pool.isolation_policy is IsolationPolicy.STATIC:
-        mode = state.gpu.isolation_mode
-        return isolation is Isolation.SHARED or mode is None or mode is isolation
-    return state.active is None or state.active is isolation
+def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation) -> bool:
+    """The isolation-policy pre-filter (§5.2 step 2; `isGPUIsolationCompatible`,
+    `gpuallocator.go:713-735`) under the scheduler's ``policy``: the GPU must
+    advertise the same policy; Dynamic locks a GPU to its first pod's mode."""
+    if state.policy is not policy:
+        return False
+    if policy is IsolationPolicy.DYNAMIC:
+        return state.active is None or state.active is isolation
+    mode = state.gpu.isolation_mode
+    return isolation is Isolation.SHARED or mode is None or mode is isolation
 
 
-def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest) -> Reason | None:
+def pod_reason(ledger: Ledger, pod: PodRequest) -> Reason | None:
+    """A TensorFusion pod no node can take whatever the GPUs: `partitioned`."""
+    if pod.isolation is not Isolation.PARTITIONED or is_device_plugin(pod):
+        return None
+    if ledger.settings.isolation_policy is IsolationPolicy.DYNAMIC:
+        return Reason.PARTITIONED_DYNAMIC  # `gpuallocator.go:642-644`
+    return Reason.PARTITIONED_NOT_SIMULATED  # partition templates (§5.5) are not modelled
+
+
+def native_node_reason(ledger: Ledger, node: str) -> Reason | None:
+    """Progressive migration keeps device-plugin pods to unused TensorFusion nodes."""
+    if ledger.native_ok(node):
+        return None
+    if any(s.gpu.pool is not None for s in ledger.node_gpus[node]):
+        return Reason.NATIVE_NODE_IN_USE
+    return Reason.NATIVE_NODE_UNMANAGED
+
+
+def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
+               policy: IsolationPolicy) -> Reason | None:
     """First GPU filter (§5.2 steps 2–4) that drops ``state`` for ``pod``, or None."""
     gpu = state.gpu
     if gpu.pool != pool.name:
         return Reason.NOT_IN_POOL
-    if not isolation_ok(pool, state, pod.isolation):
+    if not isolation_ok(policy, state, pod.isolation):
         return Reason.ISOLATION_CONFLICT
     if gpu.phase is not Phase.RUNNING:
         return Reason.NOT_RUNNING
@@ -106,14 +137,20 @@ def _identity_reason(state: GpuState, pod: PodRequest) -> Reason | None:
 
 
 def node_score(ledger: Ledger, node: str, pool: Pool, isolation: Isolation) -> int:
-    """Integer mean of node-level GPU scores over the node's isolation-compatible
-    GPUs of the pool (§5.3: matching GPUs plus compatible non-matching ones)."""
+    """The plugin's node score (§11 row 10; `GPUFit.Score`, `gpuresources.go:595-632`).
+
+    Integer mean of node-level GPU scores over the matching GPUs plus every
+    isolation-compatible GPU of the node, whatever its pool (PreFilter,
+    `gpuresources.go:259-289`); matching GPUs are compatible, so that is all
+    compatible GPUs. Only Pending GPUs are divided by 4 (`gpuallocator.go:2118-2121`).
+    """
     used = pool.placement is not Placement.LOW_LOAD_FIRST
+    policy = ledger.settings.isolation_policy
     total = count = 0
     for state in ledger.node_gpus[node]:
-        if state.gpu.pool == pool.name and isolation_ok(pool, state, isolation):
+        if isolation_ok(policy, state, isolation):
             score = state.score_used if used else state.score_avail
-            total += score if state.gpu.phase is Phase.RUNNING else score // 4
+            total += score // 4 if state.gpu.phase is Phase.PENDING else score
             count += 1
     return total // count if count else 0
 
@@ -125,7 +162,8 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
     """
     if ledger.workers(node) >= pool.max_workers_per_node:
         return None
-    valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod) is None]
+    policy = ledger.settings.isolation_policy
+    valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]
     if len(valid) < pod.count:
         return None
     if len(valid) > pod.count:
@@ -136,6 +174,8 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
 
 def pick_whole_gpus(ledger: Ledger, node: str, pod: PodRequest) -> tuple[str, ...] | None:
     """A device-plugin pod's GPUs on ``node``: the first free ones by name."""
+    if not ledger.native_ok(node):
+        return None
     free = [s.gpu.name for s in ledger.node_gpus[node] if dp_reason(s, pod) is None]
     return tuple(free[: pod.count]) if len(free) >= pod.count else None
 

@@ -1,0 +1,54 @@
+"""Parsed inventory YAML → scheduler records (no file I/O here).
+
+Modules: `compact` (the compact form), `kubectl` (the objects), `fields`
+(typed field readers and the size limits).
+
+Two forms are read:
+
+* the compact ``apiVersion: tfpolicy.dev/v1alpha1, kind: Inventory``
+  (`schemas/inventory.schema.json`): pools of node groups (``count`` ×
+  ``gpusPerNode`` of a ``model`` looked up in the GPU tables, optional
+  ``tflops``/``vram``/``costPerHour`` overrides), plus ``devicePluginOnly``
+  node groups outside every pool. Nodes are named ``<group>-000`` and GPUs
+  ``<node>-gpu<i>``; a GPU's model is the table's full name, which is what
+  `GPU.status.gpuModel` holds and `tensor-fusion.ai/gpu-model` must equal;
+* what ``kubectl get gpupool,gpunode,gpu -o yaml`` prints (a ``v1 List``, or the
+  objects as separate documents), optionally with SchedulingConfigTemplates
+  for the pools' placement mode (reference/tensor-fusion.md §4).
+
+Costs are per GPU: the table's, the group's ``costPerHour``, or a GPUNode's
+``spec.costPerHour`` split evenly over its GPUs.
+
+Sizes are bounded so a typo cannot hang the plan or exhaust memory: at most
+10,000 nodes and 100,000 GPUs in all, 100,000 TFLOPS and 16 TiB of VRAM per
+GPU, 1 PiB of host RAM or disk per node, $10,000 per GPU per hour; numbers
+must be finite, with at most 30 digits and a 3-digit exponent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.inventory.compact import API_VERSION, from_compact
+from tfpolicy.inventory.fields import MAX_GPUS, MAX_NODES
+from tfpolicy.inventory.kubectl import from_kubectl
+from tfpolicy.scheduler.model import Inventory
+
+__all__ = ["API_VERSION", "MAX_GPUS", "MAX_NODES", "from_compact", "from_kubectl",
+           "load_inventory"]
+
+
+def load_inventory(documents: Any) -> Inventory:
+    """An Inventory from one parsed document or a list of them (multi-document YAML)."""
+    docs = [d for d in (documents if isinstance(documents, list) else [documents]) if d]
+    if len(docs) == 1 and _is_compact(docs[0]):
+        return from_compact(docs[0])
+    if any(_is_compact(d) for d in docs):
+        raise TfpolicyError("a compact Inventory must be the only document")
+    return from_kubectl(docs)
+
+
+def _is_compact(doc: Any) -> bool:
+    return isinstance(doc, Mapping) and doc.get("kind") == "Inventory"
