@@ -172,6 +172,14 @@ def test_a_symlink_inside_the_repository_is_written_through(tmp_path: Path) -> N
     assert _temps(repo) == []
 
 
+def test_a_file_named_twice_through_a_link_is_written_once(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, "base/deploy.yaml")
+    (repo / "deploy.yaml").symlink_to(Path("base", "deploy.yaml"))
+    done = _fix("deploy.yaml", "base/deploy.yaml", cwd=repo)
+    assert (done.returncode, done.stdout, done.stderr) == (1, "Fixing deploy.yaml\n", "")
+    assert (repo / "base" / "deploy.yaml").read_text() == _fixed(EXAMPLE.read_text())
+
+
 def test_a_symlink_leaving_the_repository_is_refused_before_any_write(tmp_path: Path) -> None:
     outside = tmp_path / "elsewhere.yaml"
     shutil.copyfile(EXAMPLE, outside)

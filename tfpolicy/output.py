@@ -54,8 +54,15 @@ class _Staged:
 
 
 def plan_writes(items: Iterable[tuple[str, bytes, Seen]], cwd: Path) -> list[Target]:
-    """Where each new text goes; any target fix must not write refuses them all (exit 2)."""
-    return [_target(shown, data, seen, cwd) for shown, data, seen in items]
+    """Where each new text goes; any target fix must not write refuses them all (exit 2).
+
+    A file named twice (itself and a link to it) is written once, under its first name.
+    """
+    targets: dict[Path, Target] = {}
+    for shown, data, seen in items:
+        target = _target(shown, data, seen, cwd)
+        targets.setdefault(target.real, target)
+    return list(targets.values())
 
 
 def _target(shown: str, data: bytes, seen: Seen, cwd: Path) -> Target:
@@ -64,7 +71,11 @@ def _target(shown: str, data: bytes, seen: Seen, cwd: Path) -> Target:
     if real != named and not real.is_relative_to(_repository(named, cwd)):
         raise TfpolicyError(f"a symlink to {real}, outside the repository: fix writes only "
                             "inside it (nothing was written)", file=shown)
-    info = real.stat()
+    try:
+        info = real.stat()
+    except OSError as exc:  # removed (or its folder renamed) since it was read
+        raise TfpolicyError(f"cannot write: {exc.strerror} (nothing was written)",
+                            file=shown) from None
     if info.st_nlink > 1:
         raise TfpolicyError(f"has {info.st_nlink} hard links: replacing it would split them "
                             "(nothing was written; make it a plain file or a symlink)",
@@ -204,6 +215,13 @@ def install_file(path: Path, data: bytes, mode: int) -> None:
         raise TfpolicyError(f"is a symlink to {os.readlink(path)}: not overwriting what it "
                             "points at (remove the link, or choose another --plugin-home)",
                             file=str(path))
+    try:
+        _install(path, data, mode)
+    except OSError as exc:  # a folder in the way, a read-only home
+        raise TfpolicyError(f"cannot write: {exc.strerror}", file=str(path)) from None
+
+
+def _install(path: Path, data: bytes, mode: int) -> None:
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=SUFFIX,
                                 dir=path.parent)
     try:
