@@ -213,7 +213,7 @@ def _amount(kind: str, value: Any) -> Fraction:
     except QuantityError as exc:
         if not str(exc).startswith("out of range"):
             raise QuantityError(f"{kind}: {exc}") from None
-        amount = maximum + 1
+        amount = maximum + 1  # above 2^63-1 (the schema allows no sign): name our maximum
     if not 0 < amount <= maximum:
         raise QuantityError(f"{kind} {value!r} must be above 0 and at most {shown}")
     return amount
