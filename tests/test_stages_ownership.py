@@ -77,6 +77,10 @@ CONFLICTS = [
     ("user-key-replaced", "tflops", 1, {TF + "vram-limit": "4Gi"}),
     ("user-key-removed", "tflops", 1, {TF + "compute-percent-limit": "50"}),
     ("user-key-removed", "percent", 1, {TF + "tflops-request": "10"}),
+    ("dedicated-gpu-overrides-share", "tflops", 1,
+     {TF + "dedicated-gpu": "true", TF + "gpu-model": "NVIDIA A100-SXM4-80GB"}),
+    ("dedicated-gpu-overrides-share", "takeover", 1,
+     {TF + "dedicated-gpu": "true", TF + "vram-limit": "8Gi"}),
 ]
 
 
@@ -100,6 +104,7 @@ AGREEING = [
     ("takeover", 1, {TF + "isolation": "shared", TF + "is-local-gpu": "false"}),
     ("tflops", 2, {TF + "gpu-indices": " 0, 1", TF + "vram-limit": "8Gi"}),
     ("percent", 1, {TF + "compute-percent-limit": "60", TF + "disable-features": "gpu-opt"}),
+    ("tflops", 1, {TF + "dedicated-gpu": "false", TF + "tflops-limit": "60"}),
 ]
 
 

@@ -1,17 +1,19 @@
 """Warnings about user-written keys that conflict with what a stage leaves (issue 7 §1).
 
-Judged on the stage's target, so ``check`` reports them before ``fix`` writes:
+Judged on the stage's target, so ``check`` reports them before ``fix`` writes.
+Upstream is NexusGPU/tensor-fusion at 3e0a4901, ``internal/webhook/v1/tf_parser.go``:
 
 - ``tflops-and-compute-percent``: both families set; the scheduler then fails to
   read the request and reserves nothing (reference/tensor-fusion.md §11 row 5);
 - ``gpu-count-disagrees``: a ``gpu-count`` next to native GPU limits that ask for
   another number; the webhook takes the annotation and does not scan the
-  limits (§1.2 ``gpu-count``);
+  limits (tf_parser.go:430-444);
 - ``gpu-indices-disagrees``: ``gpu-indices`` naming another number of GPUs than
-  the pod asks for; the indices override the count (§1.2 ``gpu-indices``).
-
-A user value a stage replaces or removes is reported where it happens
-(``user-key-replaced``, ``user-key-removed`` in :mod:`tfpolicy.stages.ownership`).
+  the pod asks for; the indices set the count (tf_parser.go:581-589);
+- ``dedicated-gpu-overrides-share``: ``dedicated-gpu: "true"`` next to share
+  annotations; the webhook then sets TFLOPS and VRAM request and limit to the
+  whole capacity of ``gpu-model`` (tf_parser.go:667-693), after the
+  annotations were read, so a compute-percent ends up next to TFLOPS.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from tfpolicy.findings import Severity
 from tfpolicy.gpu import GpuResources
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.stages.common import Note, annotations_of, gpu_usage, labels_of
-from tfpolicy.stages.keys import ENABLED, GPU_COUNT, GPU_INDICES, PERCENT, TFLOPS
+from tfpolicy.stages.keys import ENABLED, GPU_COUNT, GPU_INDICES, PERCENT, TF, TFLOPS, VRAM
+
+DEDICATED_GPU = TF + "dedicated-gpu"  # the user's: no stage writes it
 
 
 def conflicts(target: dict[str, Any], gpus: GpuResources) -> list[Note]:
@@ -31,9 +35,9 @@ def conflicts(target: dict[str, Any], gpus: GpuResources) -> list[Note]:
         return []
     found = annotations_of(target)
     native = native_count(target, gpus)
-    count = _integer(found.get(GPU_COUNT))
+    count = _integer(found.get(GPU_COUNT), trim=False)  # ParseInt, untrimmed upstream
     return [*_both_shares(found), *_count_disagrees(count, native),
-            *_indices_disagree(found.get(GPU_INDICES), count or native)]
+            *_indices_disagree(found.get(GPU_INDICES), count or native), *_dedicated(found)]
 
 
 def native_count(template: Any, gpus: GpuResources) -> int | None:
@@ -81,8 +85,19 @@ def _indices_disagree(indices: Any, count: int | None) -> list[Note]:
                  ("metadata", "annotations", GPU_INDICES))]
 
 
-def _integer(value: Any) -> int | None:
-    text = str(value).strip() if isinstance(value, (str, int)) else ""
+def _dedicated(found: dict[str, Any]) -> list[Note]:
+    shares = [key for key in (*TFLOPS, *PERCENT, *VRAM) if key in found]
+    if found.get(DEDICATED_GPU) != "true" or not shares:  # compared exactly upstream
+        return []
+    message = (f"{DEDICATED_GPU} is true: the webhook sets TFLOPS and VRAM request and limit "
+               f"to the whole capacity of the gpu-model, over {', '.join(shares)}")
+    return [Note(Severity.WARNING, "dedicated-gpu-overrides-share", message,
+                 ("metadata", "annotations", DEDICATED_GPU))]
+
+
+def _integer(value: Any, trim: bool) -> int | None:
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    text = text.strip() if trim else text
     return int(text) if text.isascii() and text.isdigit() else None
 
 
@@ -90,5 +105,5 @@ def _indices(value: Any) -> int | None:
     """How many indices a comma list names (upstream trims each; malformed: ``None``)."""
     if not isinstance(value, str) or not value.strip():
         return None
-    items = [_integer(item) for item in value.split(",")]
+    items = [_integer(item, trim=True) for item in value.split(",")]
     return None if any(item is None for item in items) else len(items)
