@@ -111,7 +111,7 @@ def test_bad_failure_policy_is_bad_input(tmp_path: Path) -> None:
     values = write(tmp_path, "values.yaml", "controller: {admissionWebhooks: {failurePolicy: x}}\n")
     result = run("admission", "--values", values, write(tmp_path, "d.yaml", deployment()))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "failurePolicy must be Fail or Ignore" in result.stderr
+    assert "values.yaml: error: controller.admissionWebhooks.failurePolicy must be Fail or Ignore" in result.stderr
 
 
 def test_bad_operator_object_is_located(tmp_path: Path) -> None:

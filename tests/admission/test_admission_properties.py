@@ -17,8 +17,11 @@ ANNOTATIONS = st.dictionaries(
     st.sampled_from([A + k for k in (
         "tflops-request", "tflops-limit", "vram-limit", "compute-percent-limit", "gpu-count",
         "isolation", "inject-container", "enabled-replicas", "gpu-indices", "qos",
-        "dedicated-gpu", "gpu-model", "gpupool", "is-local-gpu", "sidecar-worker")]),
-    st.sampled_from(["1", "2", "10", "4Gi", "soft", "shared", "hard", "true", "main", "x", ""]),
+        "dedicated-gpu", "gpu-model", "gpupool", "is-local-gpu", "sidecar-worker",
+        "compute-percent-request", "vendor", "workload-profile", "gang-enabled",
+        "gang-min-members", "gang-timeout")]),
+    st.sampled_from(["1", "2", "10", "4Gi", "soft", "shared", "hard", "true", "main", "x", "",
+                     "\u00b2", "0,1", " 3 ", "-1", "12.5", "1h30m", "AMD ", "1" * 30]),
 )
 LABELS = st.dictionaries(st.sampled_from([A + "enabled", "app"]),
                          st.sampled_from(["true", "false", "llm"]))
@@ -27,6 +30,9 @@ VALUES = st.sampled_from([
     {"dynamicConfig": {"autoMigration": {"enable": True}}},
     {"controller": {"nvidiaOperatorProgressiveMigration": True},
      "dynamicConfig": {"autoMigration": {"enable": True, "scope": {"includes": {}}}}},
+    {"controller": {"admissionWebhooks": {"failurePolicy": "Ignore"}},
+     "providerConfigs": {"nvidia": {"enabled": False}},
+     "dynamicConfig": {"autoMigration": {"enable": True}}},
 ])
 
 
@@ -55,6 +61,8 @@ def test_admission_never_mutates_its_input(tpl, values, kind) -> None:
                                          webhook=webhook_config(values)))
     assert tpl == before
     assert (result.pod is None) == (result.decision is Decision.REJECTED)
+    if webhook_config(values).failure_policy == "Ignore":
+        assert result.decision is not Decision.REJECTED
     assert (result.allocation is not None) == (
         result.decision in (Decision.MIGRATED, Decision.TENSOR_FUSION))
 

@@ -76,14 +76,16 @@ def chart_pools(values: Mapping[str, Any]) -> tuple[Pool, ...]:
     if cluster.get("enabled") is False:
         return ()
     pool = _mapping(cluster.get("pool"), "cluster.pool")
-    name = f"{_text(cluster, 'name', 'tensor-fusion')}-{_text(pool, 'name', 'shared')}"
+    name = (f"{_text(cluster, 'name', 'tensor-fusion', 'cluster')}-"
+            f"{_text(pool, 'name', 'shared', 'cluster.pool')}")
     return (Pool(name, is_default=True),)
 
 
 def scheduler_values(values: Mapping[str, Any]) -> SchedulerValues:
     controller = _mapping(values.get("controller"), "controller")
     base = SchedulerValues(
-        isolation_mode_policy=_text(controller, "isolationModePolicy", "dynamic").lower(),
+        isolation_mode_policy=_text(controller, "isolationModePolicy", "dynamic",
+                                    "controller").lower(),
         progressive_migration=_bool(controller.get("nvidiaOperatorProgressiveMigration"),
                                     "controller.nvidiaOperatorProgressiveMigration"),
     )
@@ -115,7 +117,8 @@ def _providers(values: Mapping[str, Any], loaded: tuple[Provider, ...]) -> tuple
         names = nvidia.get("inUseResourceNames")
         if names is not None and not isinstance(names, list):
             raise TfpolicyError("providerConfigs.nvidia.inUseResourceNames must be a list")
-        chart = (Provider(_text(nvidia, "name", CHART_PROVIDER.name), CHART_PROVIDER.vendor,
+        chart = (Provider(_text(nvidia, "name", CHART_PROVIDER.name, "providerConfigs.nvidia"),
+                          CHART_PROVIDER.vendor,
                           CHART_PROVIDER.resources if names is None
                           else tuple(str(n) for n in names)),)
     given = {p.name for p in loaded}
@@ -124,7 +127,7 @@ def _providers(values: Mapping[str, Any], loaded: tuple[Provider, ...]) -> tuple
 
 def _failure_policy(controller: Mapping[str, Any]) -> str:
     hooks = _mapping(controller.get("admissionWebhooks"), "controller.admissionWebhooks")
-    policy = _text(hooks, "failurePolicy", "Fail")
+    policy = _text(hooks, "failurePolicy", "Fail", "controller.admissionWebhooks")
     if policy not in FAILURE_POLICIES:
         raise TfpolicyError(
             f"controller.admissionWebhooks.failurePolicy must be Fail or Ignore, got {policy!r}")
@@ -182,12 +185,12 @@ def _mapping(raw: Any, where: str) -> Mapping[str, Any]:
     return raw
 
 
-def _text(block: Mapping[str, Any], name: str, default: str) -> str:
+def _text(block: Mapping[str, Any], name: str, default: str, where: str) -> str:
     raw = block.get(name)
     if raw is None or raw == "":
         return default  # Helm's `| default`
     if not isinstance(raw, str):
-        raise TfpolicyError(f"{name} must be a string, got {type(raw).__name__}")
+        raise TfpolicyError(f"{where}.{name} must be a string, got {type(raw).__name__}")
     return raw
 
 

@@ -81,7 +81,7 @@ def parse_profile(pod: Mapping[str, Any], ctx: AdmissionContext) -> Profile:
         raise Rejection(f"worker pod template is not supported in {mode} mode")
     start = _quota_base(_profile_base(base), ctx.webhook.quotas.get(ctx.namespace))
     gpu = gpu_spec(pod, ann, isolation, start, ctx.webhook.resources,
-                   "" if ctx.has_controller else workload, base.gpu_count)
+                   "" if ctx.has_controller else ctx.workload, base.gpu_count)
     # The profile's vendor, else the native resource's; a present annotation wins, even "".
     vendor = ann.get(keys.VENDOR, base.vendor or (gpu.native.vendor if gpu.native else ""))
     inject = _inject(pod, ann, gpu)

@@ -68,10 +68,14 @@ def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Docum
         labels.update(namespace_labels(read_documents((namespaces,))))
     given = read_documents(operator) if operator else []  # no paths would mean stdin
     found = operator_objects(_operator_found([*docs, *given]), namespace)
-    return webhook_config(
-        read_mapping(values, "--values"), pools=_pools(found.pools, pools),
-        namespace_labels=labels, gpu_models={**(gpu_models or {}), **found.gpu_models},
-        quotas=found.quotas, providers=found.providers, profiles=found.profiles)
+    raw = read_mapping(values, "--values")
+    try:
+        return webhook_config(
+            raw, pools=_pools(found.pools, pools), namespace_labels=labels,
+            gpu_models={**(gpu_models or {}), **found.gpu_models}, quotas=found.quotas,
+            providers=found.providers, profiles=found.profiles)
+    except TfpolicyError as exc:
+        raise exc.located(values or "--values") from None
 
 
 def _operator_found(docs: list[Document]) -> list[Found]:
