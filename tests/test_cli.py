@@ -17,6 +17,9 @@ from tests.conftest import ROOT
 from tfpolicy import cli
 
 TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
+# The record takeover writes on a template with no metadata (README "The record").
+RECORD = ('{"labels":{"tensor-fusion.ai/enabled":{}},"annotations":{"tensor-fusion.ai/isolation":{}},'
+          '"maps":{"metadata":{},"labels":{},"annotations":{}}}')
 LLM = ROOT / "examples" / "manifests" / "llm-server.yaml"
 GPU_DOC = """\
 apiVersion: apps/v1
@@ -116,10 +119,11 @@ def test_check_diff_shows_what_fix_would_write(tmp_path: Path, capsys) -> None:
     assert code == 1 and path.read_text() == GPU_DOC
     diff = out[out.index(f"--- a/{path}"):]
     assert diff.splitlines()[2:] == [  # a new key goes at the end of its mapping
-        "@@ -10,3 +10,8 @@", "         resources:", "           limits:",
+        "@@ -10,3 +10,9 @@", "         resources:", "           limits:",
         "             nvidia.com/gpu: 1", "+    metadata:", "+      labels:",
         '+        tensor-fusion.ai/enabled: "true"', "+      annotations:",
         "+        tensor-fusion.ai/isolation: shared",
+        f"+        tfpolicy.dev/original: '{RECORD}'",
     ]
 
 

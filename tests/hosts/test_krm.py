@@ -12,6 +12,12 @@ from hostlib import EXAMPLES, ROOT, TFPOLICY, copy_examples, need, run, snapshot
 
 FUNCTION = f"{TFPOLICY} krm"
 KRM_EXAMPLE = ROOT / "plugins" / "kustomize" / "example"
+# The record takeover writes (README "The record"), with and without enabled-replicas.
+CANARY_RECORD = ('{"labels":{"tensor-fusion.ai/enabled":{}},"annotations":{'
+                 '"tensor-fusion.ai/isolation":{},"tensor-fusion.ai/enabled-replicas":{}}}')
+TAKEOVER_RECORD = ('{"labels":{"tensor-fusion.ai/enabled":{}},"annotations":{'
+                   '"tensor-fusion.ai/isolation":{}},"maps":{"metadata":{},"labels":{},'
+                   '"annotations":{}}}')
 
 
 def _noop(tmp: Path) -> str:
@@ -87,7 +93,8 @@ def test_kpt_fn_render_runs_the_kptfile_pipeline(tmp_path: Path) -> None:
              if line[:1] in "+-"]
     assert delta == ['+         tensor-fusion.ai/enabled: "true"',
                      "+         tensor-fusion.ai/isolation: shared",
-                     '+         tensor-fusion.ai/enabled-replicas: "1"']
+                     '+         tensor-fusion.ai/enabled-replicas: "1"',
+                     "+         tfpolicy.dev/original: '" + CANARY_RECORD + "'"]
 
 
 def test_krm_example_function_config_runs_under_kpt(tmp_path: Path) -> None:
@@ -150,7 +157,8 @@ def test_resource_list_round_trip_keeps_everything_but_the_edit(tmp_path: Path) 
                  if line[:1] in "+-"]
         assert added == ["+       metadata:", "+         labels:",
                          '+           tensor-fusion.ai/enabled: "true"',
-                         "+         annotations:", "+           tensor-fusion.ai/isolation: shared"]
+                         "+         annotations:", "+           tensor-fusion.ai/isolation: shared",
+                         "+           tfpolicy.dev/original: '" + TAKEOVER_RECORD + "'"]
 
 
 def test_json_in_block_yaml_out(tmp_path: Path) -> None:

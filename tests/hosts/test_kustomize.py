@@ -35,7 +35,12 @@ def test_install_plugin_then_kubectl_kustomize_runs_it(tmp_path: Path) -> None:
     meta = _template(docs)
     assert meta["labels"]["tensor-fusion.ai/enabled"] == "true"  # type: ignore[index]
     assert meta["annotations"] == {"tensor-fusion.ai/isolation": "shared",
-                                   "tensor-fusion.ai/enabled-replicas": "1"}
+                                   "tensor-fusion.ai/enabled-replicas": "1",
+                                   "tfpolicy.dev/original": (
+                                       '{"labels":{"tensor-fusion.ai/enabled":{}},"annotations":'
+                                       '{"tensor-fusion.ai/isolation":{},'
+                                       '"tensor-fusion.ai/enabled-replicas":{}},'
+                                       '"maps":{"annotations":{}}}')}
     assert {d["kind"] for d in docs} == {"Deployment", "Service"}  # nothing dropped
 
 
