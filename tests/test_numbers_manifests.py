@@ -57,13 +57,13 @@ def test_a_replica_count_kubernetes_refuses_is_refused(tmp_path: Path, replicas:
 @pytest.mark.parametrize("gpus", [".nan", ".inf", "-.inf", "1.5", "true", "'$GPU_PER_NODE'",
                                   "'1e999999999'", "'1e-999999999'", f"'1{'0' * 5000}'",
                                   "'9999999999999999999999Ei'"], ids=lambda g: g[:12])
-def test_an_odd_gpu_count_never_crashes(tmp_path: Path, gpus: str, policy: str) -> None:
+def test_an_odd_gpu_count_is_a_located_error_in_every_stage(tmp_path: Path, gpus: str,
+                                                            policy: str) -> None:
     result = apply(tmp_path, deployment("2", gpus), policy)
-    assert result.returncode in (0, 1, 2), result
     assert "internal error" not in result.stderr and "Traceback" not in result.stderr
-    if policy == "rightsize-example":  # rightsize must read the count: a located error
-        assert result.returncode == 1, result
-        assert re.search(r"^m\.yaml:15:\d+: \[error\] .*nvidia\.com/gpu", result.stderr, re.M)
+    assert result.returncode == 1, result
+    assert re.search(r"^m\.yaml:15:\d+: \[error\] .*nvidia\.com/gpu", result.stderr, re.M)
+    assert "nvidia.com/gpu" in result.stdout and "tensor-fusion.ai" not in result.stdout
 
 
 def test_sane_replicas_still_count(tmp_path: Path) -> None:

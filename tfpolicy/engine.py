@@ -27,7 +27,7 @@ from tfpolicy.stages.common import (
     labels_of,
 )
 from tfpolicy.stages.ownership import undo
-from tfpolicy.workloads import Registry, replicas_of
+from tfpolicy.workloads import Registry, ReplicasError, replicas_of
 
 Locate = Callable[[Path], tuple[int, int]]
 
@@ -115,7 +115,14 @@ def _plan_template(obj: Mapping[str, Any], base: Path, path: Path, policies: Pol
     target = None
     if original is not None:
         settings = owner.settings_for(lambda m: not misses(m, subject))
-        stage_ctx = StageContext(subject.kind, replicas_of(obj, path), policies.gpus)
+        try:
+            replicas = replicas_of(obj, path)
+        except ReplicasError as exc:
+            note = Note(Severity.ERROR, "invalid-replicas", exc.detail)
+            report.at(base + exc.path, note, owner.name)
+            return
+        hashed = "pod-template-hash" in labels_of(original)
+        stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
         target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
         notes += stage_notes
     for note in notes:
@@ -182,7 +189,10 @@ class _Reporter:
         self.path, self.ctx, self.out = path, ctx, out
 
     def __call__(self, note: Note, policy: str) -> None:
-        where = self.path + note.path
+        self.at(self.path + note.path, note, policy)
+
+    def at(self, where: Path, note: Note, policy: str) -> None:
+        """Report ``note`` at ``where``, a path from the document's root."""
         line, column = self.ctx.locate(where)
         self.out.findings.append(Finding(
             note.severity, note.message, note.rule, policy=policy, resource=self.ref,

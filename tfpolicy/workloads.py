@@ -22,10 +22,12 @@ MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes
 
 class ReplicasError(TfpolicyError):
     """A replica count the API server would refuse; ``path`` is where it is in the object,
-    so a caller that knows the document can locate it."""
+    so a caller that knows the document can locate it. ``detail`` is the message without
+    the workload's name, for a caller that names the workload itself."""
 
-    def __init__(self, message: str, path: Path) -> None:
-        super().__init__(message)
+    def __init__(self, workload: str, detail: str, path: Path) -> None:
+        super().__init__(f"{workload}: {detail}")
+        self.detail = detail
         self.path = path
 
 
@@ -140,8 +142,9 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
     count = 1 if value is None else _count(value)
     if count is None:
         path = (*template[:-1], key)
-        raise ReplicasError(f"{_name(obj)}: {format_path(path)} {_shown(value)} is not a replica "
-                            f"count (Kubernetes takes an integer from 0 to {MAX_REPLICAS})", path)
+        detail = (f"{format_path(path)} {_shown(value)} is not a replica count "
+                  f"(Kubernetes takes an integer from 0 to {MAX_REPLICAS})")
+        raise ReplicasError(_name(obj), detail, path)
     return count
 
 

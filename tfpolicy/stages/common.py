@@ -7,6 +7,7 @@ default from limits, so a limit alone is a request).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,7 @@ class StageContext:
     kind: str
     replicas: int | None
     gpus: GpuResources
+    pod_template_hash: bool = False  # the template itself carries the label
 
 
 def labels_of(template: Any) -> dict[str, Any]:
@@ -78,6 +80,43 @@ def gpu_usage(template: Any, gpus: GpuResources) -> Usage:
                     sections = usage.setdefault(str(container.get("name", "")), {})
                     sections.setdefault(section, {})[name] = value
     return usage
+
+
+# envsubst/shell (`$GPUS`, `${GPUS}`) or Go template (`{{ .gpus }}`) syntax left unrendered.
+_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{\{")
+
+
+def whole_count(value: Any) -> int | None:
+    """A GPU count as the API server takes it: a whole, non-negative quantity (extended
+    resources admit no fractions), else ``None``."""
+    try:
+        amount = parse_quantity(value)
+    except QuantityError:
+        return None
+    return int(amount) if amount.denominator == 1 and amount >= 0 else None
+
+
+def bad_counts(template: Any, usage: Usage) -> list[Note]:
+    """An error per GPU quantity that is not a whole count, located at the value; every
+    stage that writes refuses such a template, so none of them migrates it half-way."""
+    index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
+    notes = []
+    for name, sections in usage.items():
+        for section, entries in sections.items():
+            for resource, value in entries.items():
+                if whole_count(value) is None:
+                    path = ("spec", "containers", index[name], "resources", section, resource)
+                    notes.append(Note(Severity.ERROR, "invalid-quantity",
+                                      _count_message(resource, value, name), path))
+    return notes
+
+
+def _count_message(resource: str, value: Any, container: str) -> str:
+    shown = repr(value) if len(repr(value)) <= 32 else repr(value)[:29] + "..."
+    where = f"{resource}: {shown} in container {container!r}"
+    if isinstance(value, str) and _PLACEHOLDER.search(value):
+        return f"{where} is a placeholder, not a quantity: render the manifest first"
+    return f"{where} is not a whole GPU count"
 
 
 def asks_for_gpu(usage: Usage) -> bool:

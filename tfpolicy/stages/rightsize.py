@@ -23,8 +23,15 @@ from typing import Any
 from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX, vendor_of
 from tfpolicy.policy import Resources, Settings
-from tfpolicy.quantity import QuantityError, parse_quantity
-from tfpolicy.stages.common import TF, Note, StageContext, Usage, containers, gpu_usage
+from tfpolicy.stages.common import (
+    TF,
+    Note,
+    StageContext,
+    Usage,
+    containers,
+    gpu_usage,
+    whole_count,
+)
 from tfpolicy.stages.keys import ENABLED, PERCENT, TFLOPS
 from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
@@ -56,22 +63,16 @@ def target(
 
 
 def _gpu_count(usage: Usage, template: dict[str, Any]) -> tuple[int | None, list[Note]]:
-    """GPUs summed over containers (a limit, else the request); whole numbers only."""
+    """GPUs summed over containers (a limit, else the request); the counts were checked
+    whole by :func:`~tfpolicy.stages.common.bad_counts` before any stage ran."""
     index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
     total, notes = 0, []
     for name, sections in usage.items():
         section = "limits" if sections.get("limits") else "requests"
         for resource, value in sections.get(section, {}).items():
-            path = ("spec", "containers", index[name], "resources", section, resource)
-            try:
-                amount = parse_quantity(value)
-            except QuantityError:
-                amount = None
-            if amount is None or amount.denominator != 1 or amount < 0:
-                message = f"{resource}: {value!r} in container {name!r} is not a whole GPU count"
-                return None, [Note(Severity.ERROR, "invalid-quantity", message, path)]
-            total += int(amount)
+            total += whole_count(value) or 0
             if resource.startswith(MIG_PREFIX):
+                path = ("spec", "containers", index[name], "resources", section, resource)
                 message = f"{resource} in container {name!r} counts as one whole GPU"
                 notes.append(Note(Severity.WARNING, "mig-whole-gpu", message, path))
     if not 1 <= total <= 128:

@@ -35,7 +35,7 @@ def enabled_replicas(settings: Settings, ctx: StageContext) -> tuple[dict[str, s
     count = _count(wanted, ctx.replicas)
     if count is None:
         return {}, []
-    notes = _enforcement(ctx.kind)
+    notes = _enforcement(ctx.kind, ctx.pod_template_hash)
     if isinstance(wanted, str) and ctx.replicas is None:
         message = f"{ctx.kind} replicas are decided by the cluster; {wanted} is taken of 1"
         notes.append(Note(Severity.WARNING, "enabled-replicas-percent", message, _PATH))
@@ -52,13 +52,16 @@ def _count(wanted: Any, replicas: int | None) -> int | None:
     return max(1, math.ceil((replicas if replicas is not None else 1) * percent / 100))
 
 
-def _enforcement(kind: str) -> list[Note]:
-    if kind in _COUNTED_KINDS:
-        return []
+def _enforcement(kind: str, hashed: bool) -> list[Note]:
+    """The webhook keys its counter on the pod's ``pod-template-hash`` label whatever the
+    owner (reference §11 row 3): Deployment-made ReplicaSets stamp it, and a template that
+    carries it itself is counted too; a pod with no owner is rejected."""
     if kind == "Pod":
         message = ("the webhook rejects a pod with enabled-replicas and no controller: "
                    "it counts taken-over pods on the pod's owner")
         return [Note(Severity.ERROR, "enabled-replicas-bare-pod", message, _PATH)]
+    if kind in _COUNTED_KINDS or hashed:
+        return []
     label = "rollouts-pod-template-hash" if kind == "Rollout" else "no pod-template-hash"
     message = (f"enabled-replicas is written but not enforced on a {kind}: its pods carry "
                f"{label}, and the webhook counts per pod-template-hash")
