@@ -12,7 +12,16 @@ import yaml
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory import load_inventory
-from tfpolicy.scheduler import IsolationPolicy, Placement
+from tfpolicy.scheduler import (
+    Choice,
+    FastAllocator,
+    Isolation,
+    IsolationPolicy,
+    Ledger,
+    Placement,
+    PodRequest,
+    SchedulerSettings,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "schemas" / "inventory.schema.json").read_text())
@@ -122,3 +131,37 @@ def test_kubectl_objects_as_separate_documents_with_a_template() -> None:
 def test_kubectl_without_gpus_raises() -> None:
     with pytest.raises(TfpolicyError, match="no GPU objects"):
         load_inventory({"apiVersion": "v1", "kind": "List", "items": []})
+
+
+def test_kubectl_dynamic_isolation_state_and_policy() -> None:
+    def gpu(name: str, **status: object) -> dict[str, object]:
+        return {"kind": "GPU", "metadata": {"name": name, "labels": {
+            "tensor-fusion.ai/gpupool": "p"}}, "status": {
+            "gpuModel": "NVIDIA L4", "phase": "Running", "isolationPolicy": "Dynamic",
+            "nodeSelector": {"kubernetes.io/hostname": "n1"},
+            "capacity": {"tflops": "121", "vram": "23034Mi"}, **status}}
+    inv = load_inventory([gpu("a", activeIsolationMode="hard",
+                              available={"tflops": "100", "vram": "20000Mi"}),
+                          gpu("b", dynamicIsolationConflict=True), gpu("c")])
+    assert inv.pools[0].isolation_policy is IsolationPolicy.DYNAMIC
+    a, b, c = inv.gpus
+    assert (a.active_isolation, a.isolation_conflict) == (Isolation.HARD, False)
+    assert (b.active_isolation, b.isolation_conflict) == (None, True)
+    assert (c.active_isolation, c.isolation_conflict) == (None, False)
+    ledger = Ledger(inv)
+    soft = FastAllocator(ledger).choose(PodRequest("s", pool="p", tflops_request=1_000))
+    assert soft == Choice("n1", ("c",))  # a is locked to hard, b is in conflict
+    hard = PodRequest("h", pool="p", tflops_request=1_000, isolation=Isolation.HARD)
+    assert FastAllocator(ledger).choose(hard) == Choice("n1", ("c",))  # c: most available
+    ledger.reserve(hard, ("a",))
+    ledger.release(hard.key)
+    assert ledger.gpus["a"].active is Isolation.HARD  # the external allocation keeps its lock
+
+
+def test_compact_scheduler_settings() -> None:
+    inv = load_inventory(_compact(scheduler={
+        "isolationModePolicy": " Static ", "progressiveMigration": True,
+        "vramWeight": 0.5, "tflopsWeight": "0.25"}, pools=[{"name": "p"}]))
+    assert inv.settings == SchedulerSettings(IsolationPolicy.STATIC, True, 500, 250)
+    assert inv.pools[0].isolation_policy is None  # follows the scheduler's policy
+    assert load_inventory(_compact(pools=[{"name": "p"}])).settings is None

@@ -55,6 +55,8 @@ def inventories(draw: st.DrawFn) -> Inventory:
                 used_by=draw(st.sampled_from(("tensor-fusion",) * 5 + ("nvidia-device-plugin",))),
                 isolation_mode=draw(st.sampled_from((None, Isolation.SOFT, Isolation.HARD))),
                 external_tflops=draw(st.sampled_from((0,) * 7 + (tflops // 2,))),
+                isolation_conflict=draw(st.sampled_from((False,) * 9 + (True,))),
+                active_isolation=draw(st.sampled_from((None,) * 5 + (Isolation.HARD,))),
             ))
     return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))),
                            settings=draw(st.sampled_from((None, draw(settings())))))

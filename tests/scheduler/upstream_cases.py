@@ -53,6 +53,7 @@ class G:
     vendor: str = "NVIDIA"
     mode: Isolation | None = None
     used_by: str = "tensor-fusion"
+    conflict: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,8 +183,8 @@ CASES: tuple[Case, ...] = (
                  P("h", tflops=1, isolation=Isolation.HARD, on=("hard",))),
          filter=("idle", "soft")),
     Case(f"{ISO}:123", "dynamic: a GPU in isolation conflict is dropped",
-         (G("conflict", "n1"),), P(), settings=DYNAMIC, filter=(),
-         xfail="GPU status.dynamicIsolationConflict is not simulated"),
+         (G("conflict", "n1", conflict=True), G("idle", "n2")), P(), settings=DYNAMIC,
+         filter=("idle",)),
     Case(f"{ISO}:140", "shared takes only idle GPUs",
          (G("idle", "n1", SHARED_CAP), G("used", "n2", SHARED_CAP, (80, 20))),
          P(isolation=Isolation.SHARED), filter=("idle",)),

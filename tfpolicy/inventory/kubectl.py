@@ -103,6 +103,8 @@ def _kube_gpu(obj: Mapping[str, Any], nodes: Mapping[str, Any]) -> GPU:
         phase=enum(Phase, get(obj, "status", "phase") or "Pending", f"{where} status.phase"),
         used_by=str(get(obj, "status", "usedBy") or ""),
         isolation_mode=_isolation(get(obj, "status", "isolationMode")),
+        isolation_conflict=get(obj, "status", "dynamicIsolationConflict") is True,
+        active_isolation=_isolation(get(obj, "status", "activeIsolationMode")),
         cost=_kube_cost(nodes.get(str(node)), model),
         external_tflops=tflops - _available(available, "tflops", capacity, tflops, where),
         external_vram=vram - _available(available, "vram", capacity, vram, where),
@@ -158,5 +160,5 @@ def _kube_cost(node: Mapping[str, Any] | None, model: str) -> int:
 
 
 def _isolation(value: Any) -> Isolation | None:
-    return {"shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD}.get(
-        str(value)) if value else None
+    return {"shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD,
+            "partitioned": Isolation.PARTITIONED}.get(str(value)) if value else None

@@ -49,7 +49,7 @@ class GpuState:
         self.limit_vram = gpu.external_vram
         self.tf_pods: set[PodKey] = set()
         self.dp_pod: PodKey | None = None
-        self.active: Isolation | None = None  # Dynamic policy lock (§1.5)
+        self.active: Isolation | None = gpu.active_isolation  # Dynamic policy lock (§1.5)
         self.refresh()
 
     def refresh(self) -> None:
@@ -211,7 +211,7 @@ def _commit(pod: PodRequest, state: GpuState, amount: tuple[int, int, int, int])
     if pod.kind is PodKind.DEVICE_PLUGIN:
         state.dp_pod = pod.key  # outside TensorFusion's accounting
         return
-    if not state.tf_pods:
+    if state.active is None:
         state.active = pod.isolation
     state.tf_pods.add(pod.key)
     if pod.isolation is Isolation.SHARED:
@@ -231,7 +231,7 @@ def _uncommit(alloc: Allocation, i: int, state: GpuState) -> None:
         return
     state.tf_pods.discard(pod.key)
     if not state.tf_pods:
-        state.active = None
+        state.active = state.gpu.active_isolation
     if pod.isolation is Isolation.SHARED:
         state.avail_tflops, state.avail_vram = state.gpu.tflops, state.gpu.vram
     else:

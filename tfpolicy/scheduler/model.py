@@ -103,6 +103,10 @@ class GPU:
     TensorFusion allocator away (§5.2 step 3) but not device-plugin pods.
     ``external_*`` are requests already committed by allocations outside the
     simulation (`capacity − available` in a live inventory).
+    ``isolation_conflict`` is `status.dynamicIsolationConflict`: under the
+    Dynamic policy such a GPU takes no pod (`gpuallocator.go:722-724`);
+    ``active_isolation`` is `status.activeIsolationMode`, the mode the external
+    allocations locked it to.
     """
 
     name: str
@@ -118,6 +122,8 @@ class GPU:
     cost: int = 0
     external_tflops: int = 0
     external_vram: int = 0
+    isolation_conflict: bool = False
+    active_isolation: Isolation | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,8 @@ def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation)
     if state.policy is not policy:
         return False
     if policy is IsolationPolicy.DYNAMIC:
-        return state.active is None or state.active is isolation
+        return not state.gpu.isolation_conflict and (state.active is None
+                                                     or state.active is isolation)
     mode = state.gpu.isolation_mode
     return isolation is Isolation.SHARED or mode is None or mode is isolation
 
