@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.inventory import load_inventory
+from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.scheduler import (
     Choice,
     FastAllocator,
@@ -21,6 +21,7 @@ from tfpolicy.scheduler import (
     Placement,
     PodRequest,
     SchedulerSettings,
+    Unschedulable,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,3 +166,44 @@ def test_compact_scheduler_settings() -> None:
     assert inv.settings == SchedulerSettings(IsolationPolicy.STATIC, True, 500, 250)
     assert inv.pools[0].isolation_policy is None  # follows the scheduler's policy
     assert load_inventory(_compact(pools=[{"name": "p"}])).settings is None
+
+
+def test_settings_from_helm_values() -> None:
+    assert settings_from_values({}) == SchedulerSettings()  # `helm get values` of a default
+    values = {
+        "controller": {"isolationModePolicy": "static", "nvidiaOperatorProgressiveMigration": True},
+        "schedulerConfig": {"profiles": [{"schedulerName": "tensor-fusion-scheduler",
+                                          "pluginConfig": [
+            {"name": "GPUNetworkTopologyAware", "args": {"mode": "soft"}},
+            {"name": "GPUResourcesFit", "args": {"maxWorkerPerNode": 64, "vramWeight": 0.5,
+                                                 "tflopsWeight": 0.5}}]}]}}
+    assert settings_from_values(values) == SchedulerSettings(
+        IsolationPolicy.STATIC, True, 500, 500, 64)
+
+
+@pytest.mark.parametrize(("values", "where"), [
+    ({"controller": {"isolationModePolicy": "strict"}}, "$.controller.isolationModePolicy"),
+    ({"controller": {"nvidiaOperatorProgressiveMigration": "true"}},
+     "$.controller.nvidiaOperatorProgressiveMigration"),
+    ({"schedulerConfig": {"profiles": [{"pluginConfig": [
+        {"name": "GPUResourcesFit", "args": {"vramWeight": float("nan")}}]}]}},
+     "$.schedulerConfig.profiles[0].pluginConfig[0].args.vramWeight"),
+    ({"schedulerConfig": {"profiles": [{"pluginConfig": [
+        {"name": "GPUResourcesFit", "args": {"maxWorkerPerNode": 10**9}}]}]}},
+     "$.schedulerConfig.profiles[0].pluginConfig[0].args.maxWorkerPerNode"),
+])
+def test_bad_helm_values_name_their_path(values: dict[str, Any], where: str) -> None:
+    with pytest.raises(TfpolicyError) as caught:
+        settings_from_values(values)
+    assert where in str(caught.value)
+
+
+def test_scheduler_max_workers_overrides_the_pools() -> None:
+    inv = load_inventory(_compact(scheduler={"maxWorkerPerNode": 1}, defaultPool="p", pools=[
+        {"name": "p", "maxWorkersPerNode": 5, "nodeGroups": [
+            {"name": "g", "model": "T4", "count": 1, "gpusPerNode": 2}]}]))
+    alloc = FastAllocator(Ledger(inv))
+    first = PodRequest("a", tflops_request=1_000)
+    ledger = alloc.ledger
+    ledger.reserve(first, ("g-000-gpu0",))
+    assert isinstance(alloc.choose(PodRequest("b", tflops_request=1_000)), Unschedulable)

@@ -29,6 +29,7 @@ def settings(draw: st.DrawFn) -> SchedulerSettings:
         progressive_migration=draw(st.booleans()),
         vram_weight=draw(st.sampled_from((700, 500, 1000, 0, 333))),
         tflops_weight=draw(st.sampled_from((300, 500, 0, 1000, 667))),
+        max_workers_per_node=draw(st.sampled_from((None, None, 1, 2))),
     )
 
 

@@ -131,6 +131,11 @@ class Ledger:
         """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them, §5.2 step 5)."""
         return self._workers[node]
 
+    def workers_full(self, node: str, pool: Pool) -> bool:
+        """Has ``node`` reached `maxWorkerPerNode` (the scheduler's, else the pool's)?"""
+        return self._workers[node] >= (self.settings.max_workers_per_node
+                                       or pool.max_workers_per_node)
+
     def native_ok(self, node: str) -> bool:
         """Under progressive migration, may a device-plugin pod go to ``node``?
 

@@ -83,13 +83,16 @@ class SchedulerSettings:
       TensorFusion scheduler, which keeps them to GPU nodes with no TensorFusion
       worker (`gpuresources.go:164-173`, `gpuallocator.go:1992-2007`);
     * ``vram_weight`` / ``tflops_weight``: `GPUResourcesFit` args `vramWeight: 0.7`,
-      `tflopsWeight: 0.3` (`values.yaml:937-939`), here in thousandths.
+      `tflopsWeight: 0.3` (`values.yaml:937-939`), here in thousandths;
+    * ``max_workers_per_node``: the same args' `maxWorkerPerNode` (256); None
+      leaves each pool's own value (which defaults to the chart's).
     """
 
     isolation_policy: IsolationPolicy = IsolationPolicy.DYNAMIC
     progressive_migration: bool = False
     vram_weight: int = 700
     tflops_weight: int = 300
+    max_workers_per_node: int | None = None
 
 
 DEFAULT_SETTINGS = SchedulerSettings()

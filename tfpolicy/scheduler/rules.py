@@ -161,7 +161,7 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
 
     Valid GPUs sorted by GPU-within-node score (descending), then name.
     """
-    if ledger.workers(node) >= pool.max_workers_per_node:
+    if ledger.workers_full(node, pool):
         return None
     policy = ledger.settings.isolation_policy
     valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]
