@@ -207,3 +207,16 @@ def test_scheduler_max_workers_overrides_the_pools() -> None:
     ledger = alloc.ledger
     ledger.reserve(first, ("g-000-gpu0",))
     assert isinstance(alloc.choose(PodRequest("b", tflops_request=1_000)), Unschedulable)
+
+
+def test_gpu_indices_come_from_the_inventory() -> None:
+    inv = load_inventory(_compact(pools=[{"name": "p", "nodeGroups": [
+        {"name": "g", "model": "T4", "count": 1, "gpusPerNode": 3}]}]))
+    assert [g.index for g in inv.gpus] == [0, 1, 2]
+    gpu = {"kind": "GPU", "metadata": {"name": "x"}, "status": {
+        "gpuModel": "NVIDIA L4", "index": 5, "nodeSelector": {"kubernetes.io/hostname": "n"},
+        "capacity": {"tflops": "121", "vram": "23034Mi"}}}
+    assert load_inventory([gpu]).gpus[0].index == 5
+    gpu["status"]["index"] = -1  # type: ignore[index]
+    with pytest.raises(TfpolicyError, match=r"GPU x status.index"):
+        load_inventory([gpu])

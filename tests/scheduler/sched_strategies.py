@@ -58,6 +58,7 @@ def inventories(draw: st.DrawFn) -> Inventory:
                 external_tflops=draw(st.sampled_from((0,) * 7 + (tflops // 2,))),
                 isolation_conflict=draw(st.sampled_from((False,) * 9 + (True,))),
                 active_isolation=draw(st.sampled_from((None,) * 5 + (Isolation.HARD,))),
+                index=draw(st.sampled_from((i, i, i, None))),
             ))
     return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))),
                            settings=draw(st.sampled_from((None, draw(settings())))))
@@ -78,4 +79,5 @@ def pods(draw: st.DrawFn, name: str) -> PodRequest:
         vram_limit=draw(st.sampled_from((0, 40_960))),
         gpu_model=draw(st.sampled_from((None, None, "A100", "L4"))),
         vendor=draw(st.sampled_from((None, None, "NVIDIA"))),
+        gpu_indices=draw(st.sampled_from(((),) * 4 + ((0,), (1, 2)))),
     )

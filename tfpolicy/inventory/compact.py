@@ -100,7 +100,8 @@ def _group(raw: Any, pool: str | None, path: str, gpus: list[GPU], nodes: list[N
         node = f"{name}-{n:03d}"
         names = tuple(f"{node}-gpu{i}" for i in range(per_node))
         nodes.append(Node(node, names, cost * per_node, ram, disk))
-        gpus.extend(GPU(g, node, pool, model, vendor, tflops, vram, cost=cost) for g in names)
+        gpus.extend(GPU(g, node, pool, model, vendor, tflops, vram, cost=cost, index=i)
+                    for i, g in enumerate(names))
 
 
 def _model(data: Mapping[str, Any], path: str) -> tuple[str, str, int, int, int]:

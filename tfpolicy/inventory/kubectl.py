@@ -108,6 +108,7 @@ def _kube_gpu(obj: Mapping[str, Any], nodes: Mapping[str, Any]) -> GPU:
         cost=_kube_cost(nodes.get(str(node)), model),
         external_tflops=tflops - _available(available, "tflops", capacity, tflops, where),
         external_vram=vram - _available(available, "vram", capacity, vram, where),
+        index=_index(get(obj, "status", "index"), where),
     )
 
 
@@ -157,6 +158,11 @@ def _kube_cost(node: Mapping[str, Any] | None, model: str) -> int:
         return cost_of(cost, f"GPUNode {name_of(node or {})} spec.costPerHour") // count
     info = lookup(model)
     return info.cost_micro_usd if info else 0
+
+
+def _index(value: Any, where: str) -> int | None:
+    """`status.index`, an int32 (`api/v1/gpu_types.go`)."""
+    return None if value is None else integer(value, f"{where} status.index", 2**31 - 1)
 
 
 def _isolation(value: Any) -> Isolation | None:

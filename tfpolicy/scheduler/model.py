@@ -109,7 +109,7 @@ class GPU:
     ``isolation_conflict`` is `status.dynamicIsolationConflict`: under the
     Dynamic policy such a GPU takes no pod (`gpuallocator.go:722-724`);
     ``active_isolation`` is `status.activeIsolationMode`, the mode the external
-    allocations locked it to.
+    allocations locked it to; ``index`` is `status.index`, what `gpu-indices` match.
     """
 
     name: str
@@ -127,6 +127,7 @@ class GPU:
     external_vram: int = 0
     isolation_conflict: bool = False
     active_isolation: Isolation | None = None
+    index: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +205,8 @@ class PodRequest:
     webhook clears the percent), VRAM, isolation, count. A device-plugin pod
     (``kind=DEVICE_PLUGIN``) takes ``count`` whole free GPUs; only the model and
     vendor filters apply to it. ``pool`` None means the inventory's default pool.
+    ``gpu_indices`` (`tensor-fusion.ai/gpu-indices`) limits it to GPUs of those
+    `status.index` values (`filter/gpu_index_filter.go`).
     """
 
     name: str
@@ -222,6 +225,7 @@ class PodRequest:
     gpu_model: str | None = None
     vendor: str | None = None
     qos: str = "medium"
+    gpu_indices: tuple[int, ...] = ()
 
     @property
     def key(self) -> PodKey:
