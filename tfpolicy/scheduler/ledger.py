@@ -35,14 +35,16 @@ class LedgerError(ValueError):
 class GpuState:
     """Mutable accounting of one GPU; the allocators read it, only the ledger writes."""
 
-    __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "gpu", "limit_tflops",
-                 "limit_vram", "policy", "score_avail", "score_used", "tf_pods", "weights")
+    __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "eligible", "gpu",
+                 "limit_tflops", "limit_vram", "policy", "score_avail", "score_used", "tf_pods",
+                 "weights")
 
     def __init__(self, gpu: GPU, weights: tuple[int, int] = (VRAM_WEIGHT, TFLOPS_WEIGHT),
                  policy: IsolationPolicy = IsolationPolicy.DYNAMIC) -> None:
         self.gpu = gpu
         self.weights = weights
         self.policy = policy  # what the GPU advertises (`GPU.status.isolationPolicy`)
+        self.eligible = True  # set by the ledger: may the scheduler's policy use it at all?
         self.avail_tflops = gpu.tflops - gpu.external_tflops
         self.avail_vram = gpu.vram - gpu.external_vram
         self.limit_tflops = gpu.external_tflops
@@ -109,6 +111,8 @@ class Ledger:
         self.pools: dict[str, Pool] = {p.name: p for p in inventory.pools}
         self.gpus: dict[str, GpuState] = {
             g.name: GpuState(g, weights, self._advertised(g)) for g in inventory.gpus}
+        for state in self.gpus.values():
+            state.eligible = self._eligible(state)
         self.node_gpus: dict[str, tuple[GpuState, ...]] = {
             n.name: tuple(self.gpus[g] for g in n.gpus) for n in inventory.nodes}
         self._allocations: dict[PodKey, Allocation] = {}
@@ -119,6 +123,13 @@ class Ledger:
     def _advertised(self, gpu: GPU) -> IsolationPolicy:
         pool = self.pools.get(gpu.pool) if gpu.pool else None
         return (pool.isolation_policy if pool else None) or self.settings.isolation_policy
+
+    def _eligible(self, state: GpuState) -> bool:
+        """The GPU advertises the scheduler's policy and, under Dynamic, is not in
+        isolation conflict (`isGPUIsolationCompatible`, `gpuallocator.go:713-735`)."""
+        policy = self.settings.isolation_policy
+        conflict = policy is IsolationPolicy.DYNAMIC and state.gpu.isolation_conflict
+        return state.policy is policy and not conflict
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(node)`` after every change on ``node``."""

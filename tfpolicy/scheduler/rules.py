@@ -71,15 +71,19 @@ def resolve_pool(ledger: Ledger, pod: PodRequest) -> Pool | None:
     return ledger.pools.get(name) if name else None
 
 
+_DYNAMIC = IsolationPolicy.DYNAMIC
+
+
 def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation) -> bool:
     """The isolation-policy pre-filter (§5.2 step 2; `isGPUIsolationCompatible`,
     `gpuallocator.go:713-735`) under the scheduler's ``policy``: the GPU must
-    advertise the same policy; Dynamic locks a GPU to its first pod's mode."""
-    if state.policy is not policy:
+    advertise the same policy (`GpuState.eligible`); Dynamic locks a GPU to its
+    first pod's mode. Hot: called for every GPU of every rescored node."""
+    if not state.eligible:
         return False
-    if policy is IsolationPolicy.DYNAMIC:
-        return not state.gpu.isolation_conflict and (state.active is None
-                                                     or state.active is isolation)
+    if policy is _DYNAMIC:
+        active = state.active
+        return active is None or active is isolation
     mode = state.gpu.isolation_mode
     return isolation is Isolation.SHARED or mode is None or mode is isolation
 
