@@ -11,8 +11,18 @@ import pytest
 import yaml
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.inventory import load_inventory
-from tfpolicy.scheduler import IsolationPolicy, Placement
+from tfpolicy.inventory import load_inventory, settings_from_values
+from tfpolicy.scheduler import (
+    Choice,
+    FastAllocator,
+    Isolation,
+    IsolationPolicy,
+    Ledger,
+    Placement,
+    PodRequest,
+    SchedulerSettings,
+    Unschedulable,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads((ROOT / "schemas" / "inventory.schema.json").read_text())
@@ -122,3 +132,91 @@ def test_kubectl_objects_as_separate_documents_with_a_template() -> None:
 def test_kubectl_without_gpus_raises() -> None:
     with pytest.raises(TfpolicyError, match="no GPU objects"):
         load_inventory({"apiVersion": "v1", "kind": "List", "items": []})
+
+
+def test_kubectl_dynamic_isolation_state_and_policy() -> None:
+    def gpu(name: str, **status: object) -> dict[str, object]:
+        return {"kind": "GPU", "metadata": {"name": name, "labels": {
+            "tensor-fusion.ai/gpupool": "p"}}, "status": {
+            "gpuModel": "NVIDIA L4", "phase": "Running", "isolationPolicy": "Dynamic",
+            "nodeSelector": {"kubernetes.io/hostname": "n1"},
+            "capacity": {"tflops": "121", "vram": "23034Mi"}, **status}}
+    inv = load_inventory([gpu("a", activeIsolationMode="hard",
+                              available={"tflops": "100", "vram": "20000Mi"}),
+                          gpu("b", dynamicIsolationConflict=True), gpu("c")])
+    assert inv.pools[0].isolation_policy is IsolationPolicy.DYNAMIC
+    a, b, c = inv.gpus
+    assert (a.active_isolation, a.isolation_conflict) == (Isolation.HARD, False)
+    assert (b.active_isolation, b.isolation_conflict) == (None, True)
+    assert (c.active_isolation, c.isolation_conflict) == (None, False)
+    ledger = Ledger(inv)
+    soft = FastAllocator(ledger).choose(PodRequest("s", pool="p", tflops_request=1_000))
+    assert soft == Choice("n1", ("c",))  # a is locked to hard, b is in conflict
+    hard = PodRequest("h", pool="p", tflops_request=1_000, isolation=Isolation.HARD)
+    assert FastAllocator(ledger).choose(hard) == Choice("n1", ("c",))  # c: most available
+    ledger.reserve(hard, ("a",))
+    ledger.release(hard.key)
+    assert ledger.gpus["a"].active is Isolation.HARD  # the external allocation keeps its lock
+
+
+def test_compact_scheduler_settings() -> None:
+    inv = load_inventory(_compact(scheduler={
+        "isolationModePolicy": " Static ", "progressiveMigration": True,
+        "vramWeight": 0.5, "tflopsWeight": "0.25"}, pools=[{"name": "p"}]))
+    assert inv.settings == SchedulerSettings(IsolationPolicy.STATIC, True, 500, 250)
+    assert inv.pools[0].isolation_policy is None  # follows the scheduler's policy
+    assert load_inventory(_compact(pools=[{"name": "p"}])).settings is None
+
+
+def test_settings_from_helm_values() -> None:
+    assert settings_from_values({}) == SchedulerSettings()  # `helm get values` of a default
+    values = {
+        "controller": {"isolationModePolicy": "static", "nvidiaOperatorProgressiveMigration": True},
+        "schedulerConfig": {"profiles": [{"schedulerName": "tensor-fusion-scheduler",
+                                          "pluginConfig": [
+            {"name": "GPUNetworkTopologyAware", "args": {"mode": "soft"}},
+            {"name": "GPUResourcesFit", "args": {"maxWorkerPerNode": 64, "vramWeight": 0.5,
+                                                 "tflopsWeight": 0.5}}]}]}}
+    assert settings_from_values(values) == SchedulerSettings(
+        IsolationPolicy.STATIC, True, 500, 500, 64)
+
+
+@pytest.mark.parametrize(("values", "where"), [
+    ({"controller": {"isolationModePolicy": "strict"}}, "$.controller.isolationModePolicy"),
+    ({"controller": {"nvidiaOperatorProgressiveMigration": "true"}},
+     "$.controller.nvidiaOperatorProgressiveMigration"),
+    ({"schedulerConfig": {"profiles": [{"pluginConfig": [
+        {"name": "GPUResourcesFit", "args": {"vramWeight": float("nan")}}]}]}},
+     "$.schedulerConfig.profiles[0].pluginConfig[0].args.vramWeight"),
+    ({"schedulerConfig": {"profiles": [{"pluginConfig": [
+        {"name": "GPUResourcesFit", "args": {"maxWorkerPerNode": 10**9}}]}]}},
+     "$.schedulerConfig.profiles[0].pluginConfig[0].args.maxWorkerPerNode"),
+])
+def test_bad_helm_values_name_their_path(values: dict[str, Any], where: str) -> None:
+    with pytest.raises(TfpolicyError) as caught:
+        settings_from_values(values)
+    assert where in str(caught.value)
+
+
+def test_scheduler_max_workers_overrides_the_pools() -> None:
+    inv = load_inventory(_compact(scheduler={"maxWorkerPerNode": 1}, defaultPool="p", pools=[
+        {"name": "p", "maxWorkersPerNode": 5, "nodeGroups": [
+            {"name": "g", "model": "T4", "count": 1, "gpusPerNode": 2}]}]))
+    alloc = FastAllocator(Ledger(inv))
+    first = PodRequest("a", tflops_request=1_000)
+    ledger = alloc.ledger
+    ledger.reserve(first, ("g-000-gpu0",))
+    assert isinstance(alloc.choose(PodRequest("b", tflops_request=1_000)), Unschedulable)
+
+
+def test_gpu_indices_come_from_the_inventory() -> None:
+    inv = load_inventory(_compact(pools=[{"name": "p", "nodeGroups": [
+        {"name": "g", "model": "T4", "count": 1, "gpusPerNode": 3}]}]))
+    assert [g.index for g in inv.gpus] == [0, 1, 2]
+    gpu = {"kind": "GPU", "metadata": {"name": "x"}, "status": {
+        "gpuModel": "NVIDIA L4", "index": 5, "nodeSelector": {"kubernetes.io/hostname": "n"},
+        "capacity": {"tflops": "121", "vram": "23034Mi"}}}
+    assert load_inventory([gpu]).gpus[0].index == 5
+    gpu["status"]["index"] = -1  # type: ignore[index]
+    with pytest.raises(TfpolicyError, match=r"GPU x status.index"):
+        load_inventory([gpu])

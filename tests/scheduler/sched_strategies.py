@@ -29,6 +29,7 @@ def settings(draw: st.DrawFn) -> SchedulerSettings:
         progressive_migration=draw(st.booleans()),
         vram_weight=draw(st.sampled_from((700, 500, 1000, 0, 333))),
         tflops_weight=draw(st.sampled_from((300, 500, 0, 1000, 667))),
+        max_workers_per_node=draw(st.sampled_from((None, None, 1, 2))),
     )
 
 
@@ -55,6 +56,9 @@ def inventories(draw: st.DrawFn) -> Inventory:
                 used_by=draw(st.sampled_from(("tensor-fusion",) * 5 + ("nvidia-device-plugin",))),
                 isolation_mode=draw(st.sampled_from((None, Isolation.SOFT, Isolation.HARD))),
                 external_tflops=draw(st.sampled_from((0,) * 7 + (tflops // 2,))),
+                isolation_conflict=draw(st.sampled_from((False,) * 9 + (True,))),
+                active_isolation=draw(st.sampled_from((None,) * 5 + (Isolation.HARD,))),
+                index=draw(st.sampled_from((i, i, i, None))),
             ))
     return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))),
                            settings=draw(st.sampled_from((None, draw(settings())))))
@@ -75,4 +79,5 @@ def pods(draw: st.DrawFn, name: str) -> PodRequest:
         vram_limit=draw(st.sampled_from((0, 40_960))),
         gpu_model=draw(st.sampled_from((None, None, "A100", "L4"))),
         vendor=draw(st.sampled_from((None, None, "NVIDIA"))),
+        gpu_indices=draw(st.sampled_from(((),) * 4 + ((0,), (1, 2)))),
     )

@@ -5,12 +5,18 @@ from __future__ import annotations
 from sched_fixtures import A100, L4, allocator, cluster
 
 from tfpolicy.scheduler import (
+    GPU,
     Allocation,
     Choice,
+    FastAllocator,
+    Inventory,
     Isolation,
+    Ledger,
+    OracleAllocator,
     Placement,
     PodKind,
     PodRequest,
+    Pool,
     Reason,
     Unschedulable,
     schedule,
@@ -124,3 +130,17 @@ def test_dynamic_isolation_locks_a_gpu_to_its_first_mode() -> None:
     hard = alloc.choose(pod("hard", tflops_request=1_000, isolation=Isolation.HARD))
     assert isinstance(hard, Unschedulable)
     assert hard.message == "0/1 nodes are available: 1 GPU isolation mode conflict."
+
+
+def test_gpu_indices_keep_only_those_gpus() -> None:
+    # filter/gpu_index_filter.go: a GPU whose status.index is not listed (or unset) is dropped
+    inventory = Inventory.build([Pool("p")], [
+        GPU(f"n-g{i}", "n", "p", A100[0], "NVIDIA", A100[1], A100[2], index=i) for i in range(3)
+    ] + [GPU("m-g0", "m", "p", A100[0], "NVIDIA", A100[1], A100[2])], default_pool="p")
+    for alloc in (FastAllocator(Ledger(inventory)), OracleAllocator(Ledger(inventory))):
+        got = alloc.choose(pod("i", tflops_request=1_000, gpu_indices=(2, 0), count=2))
+        assert got == Choice("n", ("n-g0", "n-g2"))
+        none = alloc.choose(pod("j", tflops_request=1_000, gpu_indices=(7,)))
+        assert isinstance(none, Unschedulable)
+        assert none.message == ("0/2 nodes are available: 2 GPU index not among the "
+                                "requested gpu-indices.")

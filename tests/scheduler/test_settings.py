@@ -23,6 +23,7 @@ from tfpolicy.scheduler import (
     SchedulerSettings,
     Unschedulable,
     schedule,
+    select_gpus,
 )
 
 PROGRESSIVE = SchedulerSettings(progressive_migration=True)
@@ -182,3 +183,22 @@ def test_low_load_first_uses_the_same_mean() -> None:
     inventory = Inventory.build([Pool("p", Placement.LOW_LOAD_FIRST), Pool("q")], gpus)
     for alloc in both(inventory):
         assert alloc.choose(tf("x", tflops_request=1_000)) == Choice("b", ("b0",))
+
+
+def test_the_plugin_ranks_by_the_mean_and_select_gpus_by_the_sum() -> None:
+    # §11 row 10: the scheduler plugin (what places pods) averages; SelectGPUs (Alloc,
+    # defrag) sums, so a node with more, busier GPUs wins there.
+    half = SchedulerSettings(vram_weight=500, tflops_weight=500)
+
+    def busy(name: str, node: str, cap: tuple[int, int], avail: tuple[int, int]) -> GPU:
+        return GPU(name, node, "p", "X", "NVIDIA", cap[0] * 1000, cap[1] * 1024,
+                   external_tflops=(cap[0] - avail[0]) * 1000,
+                   external_vram=(cap[1] - avail[1]) * 1024)
+    gpus = [busy("1-1", "one", (20, 80), (10, 40)), busy("1-2", "one", (20, 80), (12, 42)),
+            busy("1-3", "one", (20, 80), (14, 44)), busy("2-1", "two", (25, 100), (20, 80)),
+            busy("2-2", "two", (25, 100), (18, 75))]
+    inventory = Inventory.build([Pool("p", Placement.LOW_LOAD_FIRST)], gpus)
+    fast, oracle = both(inventory, half)
+    for alloc in (fast, oracle):
+        assert alloc.choose(tf("x", count=2)) == Choice("two", ("2-1", "2-2"))
+    assert select_gpus(fast.ledger, tf("x", count=2)) == Choice("one", ("1-3", "1-2"))

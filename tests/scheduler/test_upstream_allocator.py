@@ -30,7 +30,8 @@ def _gpu(g: G) -> GPU:
     cap_t, cap_v = round(g.cap[0] * 1000), round(g.cap[1] * 1024)
     avail_t, avail_v = g.avail or g.cap
     return GPU(g.name, g.node, g.pool, g.model, g.vendor, cap_t, cap_v, phase=g.phase,
-               used_by=g.used_by, isolation_mode=g.mode,
+               used_by=g.used_by, isolation_mode=g.mode, isolation_conflict=g.conflict,
+               index=g.index,
                external_tflops=cap_t - round(avail_t * 1000),
                external_vram=cap_v - round(avail_v * 1024))
 
@@ -39,7 +40,7 @@ def _pod(p: P) -> PodRequest:
     return PodRequest(
         name=p.name, kind=p.kind, pool=p.pool, count=p.count, isolation=p.isolation,
         tflops_request=round(p.tflops * 1000), percent_request=round(p.percent * 1000),
-        vram_request=round(p.vram * 1024), gpu_model=p.model)
+        vram_request=round(p.vram * 1024), gpu_model=p.model, gpu_indices=p.indices)
 
 
 def _ledger(case: Case) -> Ledger:

@@ -1,7 +1,8 @@
 """Parsed inventory YAML → scheduler records (no file I/O here).
 
-Modules: `compact` (the compact form), `kubectl` (the objects), `fields`
-(typed field readers and the size limits).
+Modules: `compact` (the compact form), `kubectl` (the objects), `settings`
+(the operator's scheduling configuration, from an inventory or Helm values:
+`settings_from_values`), `fields` (typed field readers and the size limits).
 
 Two forms are read:
 
@@ -34,10 +35,11 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.compact import API_VERSION, from_compact
 from tfpolicy.inventory.fields import MAX_GPUS, MAX_NODES
 from tfpolicy.inventory.kubectl import from_kubectl
+from tfpolicy.inventory.settings import from_values as settings_from_values
 from tfpolicy.scheduler.model import Inventory
 
 __all__ = ["API_VERSION", "MAX_GPUS", "MAX_NODES", "from_compact", "from_kubectl",
-           "load_inventory"]
+           "load_inventory", "settings_from_values"]
 
 
 def load_inventory(documents: Any) -> Inventory:

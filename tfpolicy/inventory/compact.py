@@ -9,7 +9,6 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.gputable import lookup
 from tfpolicy.inventory.fields import (
     MAX_NODES,
-    amount,
     as_list,
     check_size,
     cost_of,
@@ -23,7 +22,7 @@ from tfpolicy.inventory.fields import (
     unique,
     vram_of,
 )
-from tfpolicy.quantity import parse_quantity
+from tfpolicy.inventory.settings import from_spec
 from tfpolicy.scheduler.model import (
     GPU,
     Inventory,
@@ -31,7 +30,6 @@ from tfpolicy.scheduler.model import (
     Node,
     Placement,
     Pool,
-    SchedulerSettings,
 )
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
@@ -64,37 +62,8 @@ def from_compact(doc: Mapping[str, Any]) -> Inventory:
     default = spec.get("defaultPool")
     if default is not None and default not in {p.name for p in pools}:
         raise TfpolicyError(f"defaultPool {default!r} is not a pool ($.spec.defaultPool)")
-    settings = _settings(spec["scheduler"], "$.spec.scheduler") if "scheduler" in spec else None
+    settings = from_spec(spec["scheduler"], "$.spec.scheduler") if "scheduler" in spec else None
     return Inventory.build(pools, gpus, nodes, default, settings)
-
-
-_SETTINGS_KEYS = {"isolationModePolicy", "progressiveMigration", "vramWeight", "tflopsWeight"}
-
-
-def _settings(raw: Any, path: str) -> SchedulerSettings:
-    """The operator's configuration, named as in the Helm values (`controller.*`,
-    the `GPUResourcesFit` args); absent fields keep the chart's defaults."""
-    data = mapping(raw, path)
-    keys(data, _SETTINGS_KEYS, path)
-    policy = str(data.get("isolationModePolicy", "dynamic")).strip().lower()
-    if policy not in ("dynamic", "static"):
-        raise TfpolicyError(f"isolationModePolicy must be dynamic or static "
-                            f"({path}.isolationModePolicy)")
-    progressive = data.get("progressiveMigration", False)
-    if not isinstance(progressive, bool):
-        raise TfpolicyError(f"expected true or false ({path}.progressiveMigration)")
-    return SchedulerSettings(
-        IsolationPolicy(policy.capitalize()), progressive,
-        _weight(data.get("vramWeight", 0.7), f"{path}.vramWeight"),
-        _weight(data.get("tflopsWeight", 0.3), f"{path}.tflopsWeight"))
-
-
-def _weight(value: Any, path: str) -> int:
-    """A score weight in thousandths; finer weights would be rounded, so refused."""
-    scaled = amount(value, path, lambda v: parse_quantity(v) * 1000, 100_000, "100")
-    if scaled != int(scaled):
-        raise TfpolicyError(f"a weight has at most 3 decimals ({path})")
-    return int(scaled)
 
 
 def _pool(raw: Any, path: str) -> tuple[Pool, list[Any]]:
@@ -131,7 +100,8 @@ def _group(raw: Any, pool: str | None, path: str, gpus: list[GPU], nodes: list[N
         node = f"{name}-{n:03d}"
         names = tuple(f"{node}-gpu{i}" for i in range(per_node))
         nodes.append(Node(node, names, cost * per_node, ram, disk))
-        gpus.extend(GPU(g, node, pool, model, vendor, tflops, vram, cost=cost) for g in names)
+        gpus.extend(GPU(g, node, pool, model, vendor, tflops, vram, cost=cost, index=i)
+                    for i, g in enumerate(names))
 
 
 def _model(data: Mapping[str, Any], path: str) -> tuple[str, str, int, int, int]:

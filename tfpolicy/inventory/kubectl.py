@@ -103,9 +103,12 @@ def _kube_gpu(obj: Mapping[str, Any], nodes: Mapping[str, Any]) -> GPU:
         phase=enum(Phase, get(obj, "status", "phase") or "Pending", f"{where} status.phase"),
         used_by=str(get(obj, "status", "usedBy") or ""),
         isolation_mode=_isolation(get(obj, "status", "isolationMode")),
+        isolation_conflict=get(obj, "status", "dynamicIsolationConflict") is True,
+        active_isolation=_isolation(get(obj, "status", "activeIsolationMode")),
         cost=_kube_cost(nodes.get(str(node)), model),
         external_tflops=tflops - _available(available, "tflops", capacity, tflops, where),
         external_vram=vram - _available(available, "vram", capacity, vram, where),
+        index=_index(get(obj, "status", "index"), where),
     )
 
 
@@ -157,6 +160,11 @@ def _kube_cost(node: Mapping[str, Any] | None, model: str) -> int:
     return info.cost_micro_usd if info else 0
 
 
+def _index(value: Any, where: str) -> int | None:
+    """`status.index`, an int32 (`api/v1/gpu_types.go`)."""
+    return None if value is None else integer(value, f"{where} status.index", 2**31 - 1)
+
+
 def _isolation(value: Any) -> Isolation | None:
-    return {"shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD}.get(
-        str(value)) if value else None
+    return {"shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD,
+            "partitioned": Isolation.PARTITIONED}.get(str(value)) if value else None

@@ -79,7 +79,7 @@ def _node_reason(ledger: Ledger, node: str, states: tuple[GpuState, ...], pod: P
         return max(r for r in reasons if r is not None)
     if survivors < pod.count:
         return Reason.GPU_BUSY if is_device_plugin(pod) else Reason.TOO_FEW_GPUS
-    if pool is not None and ledger.workers(node) >= pool.max_workers_per_node:
+    if pool is not None and ledger.workers_full(node, pool):
         return Reason.TOO_MANY_WORKERS
     return None
 

@@ -1,7 +1,7 @@
 """The fast allocator: the oracle's answers without scanning every node per pod.
 
 Pods of one workload ask for the same thing, so requests fall into a few
-*shapes* (pool, isolation, count, requests, model, vendor). Each shape keeps a
+*shapes* (pool, isolation, count, requests, model, vendor, indices). Each shape keeps a
 heap of ``(-node score, node, node version)``. A ledger change on a node bumps
 its version and pushes one fresh entry per shape of its pools; a query pops
 stale entries and nodes the shape does not fit (a node stays unfit until it
@@ -31,16 +31,17 @@ from tfpolicy.scheduler.rules import (
 )
 
 Entry = tuple[int, str, int]
-ShapeKey = tuple[str, Isolation, int, int, int, int, str | None, str | None]
+ShapeKey = tuple[str, Isolation, int, int, int, int, str | None, str | None, tuple[int, ...]]
 WholeKey = tuple[str | None, str | None]
 
 
 def shape_of(pool: Pool, pod: PodRequest) -> ShapeKey:
     """Everything that decides feasibility and score; shared pods are count-only."""
     if pod.isolation is Isolation.SHARED:
-        return (pool.name, pod.isolation, pod.count, 0, 0, 0, pod.gpu_model, pod.vendor)
+        return (pool.name, pod.isolation, pod.count, 0, 0, 0, pod.gpu_model, pod.vendor,
+                pod.gpu_indices)
     return (pool.name, pod.isolation, pod.count, pod.tflops_request, pod.percent_request,
-            pod.vram_request, pod.gpu_model, pod.vendor)
+            pod.vram_request, pod.gpu_model, pod.vendor, pod.gpu_indices)
 
 
 class _Shape:

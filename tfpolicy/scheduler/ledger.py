@@ -35,21 +35,23 @@ class LedgerError(ValueError):
 class GpuState:
     """Mutable accounting of one GPU; the allocators read it, only the ledger writes."""
 
-    __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "gpu", "limit_tflops",
-                 "limit_vram", "policy", "score_avail", "score_used", "tf_pods", "weights")
+    __slots__ = ("active", "avail_tflops", "avail_vram", "dp_pod", "eligible", "gpu",
+                 "limit_tflops", "limit_vram", "policy", "score_avail", "score_used", "tf_pods",
+                 "weights")
 
     def __init__(self, gpu: GPU, weights: tuple[int, int] = (VRAM_WEIGHT, TFLOPS_WEIGHT),
                  policy: IsolationPolicy = IsolationPolicy.DYNAMIC) -> None:
         self.gpu = gpu
         self.weights = weights
         self.policy = policy  # what the GPU advertises (`GPU.status.isolationPolicy`)
+        self.eligible = True  # set by the ledger: may the scheduler's policy use it at all?
         self.avail_tflops = gpu.tflops - gpu.external_tflops
         self.avail_vram = gpu.vram - gpu.external_vram
         self.limit_tflops = gpu.external_tflops
         self.limit_vram = gpu.external_vram
         self.tf_pods: set[PodKey] = set()
         self.dp_pod: PodKey | None = None
-        self.active: Isolation | None = None  # Dynamic policy lock (§1.5)
+        self.active: Isolation | None = gpu.active_isolation  # Dynamic policy lock (§1.5)
         self.refresh()
 
     def refresh(self) -> None:
@@ -109,6 +111,8 @@ class Ledger:
         self.pools: dict[str, Pool] = {p.name: p for p in inventory.pools}
         self.gpus: dict[str, GpuState] = {
             g.name: GpuState(g, weights, self._advertised(g)) for g in inventory.gpus}
+        for state in self.gpus.values():
+            state.eligible = self._eligible(state)
         self.node_gpus: dict[str, tuple[GpuState, ...]] = {
             n.name: tuple(self.gpus[g] for g in n.gpus) for n in inventory.nodes}
         self._allocations: dict[PodKey, Allocation] = {}
@@ -120,6 +124,13 @@ class Ledger:
         pool = self.pools.get(gpu.pool) if gpu.pool else None
         return (pool.isolation_policy if pool else None) or self.settings.isolation_policy
 
+    def _eligible(self, state: GpuState) -> bool:
+        """The GPU advertises the scheduler's policy and, under Dynamic, is not in
+        isolation conflict (`isGPUIsolationCompatible`, `gpuallocator.go:713-735`)."""
+        policy = self.settings.isolation_policy
+        conflict = policy is IsolationPolicy.DYNAMIC and state.gpu.isolation_conflict
+        return state.policy is policy and not conflict
+
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(node)`` after every change on ``node``."""
         self._listeners.append(listener)
@@ -130,6 +141,11 @@ class Ledger:
     def workers(self, node: str) -> int:
         """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them, §5.2 step 5)."""
         return self._workers[node]
+
+    def workers_full(self, node: str, pool: Pool) -> bool:
+        """Has ``node`` reached `maxWorkerPerNode` (the scheduler's, else the pool's)?"""
+        return self._workers[node] >= (self.settings.max_workers_per_node
+                                       or pool.max_workers_per_node)
 
     def native_ok(self, node: str) -> bool:
         """Under progressive migration, may a device-plugin pod go to ``node``?
@@ -211,7 +227,7 @@ def _commit(pod: PodRequest, state: GpuState, amount: tuple[int, int, int, int])
     if pod.kind is PodKind.DEVICE_PLUGIN:
         state.dp_pod = pod.key  # outside TensorFusion's accounting
         return
-    if not state.tf_pods:
+    if state.active is None:
         state.active = pod.isolation
     state.tf_pods.add(pod.key)
     if pod.isolation is Isolation.SHARED:
@@ -231,7 +247,7 @@ def _uncommit(alloc: Allocation, i: int, state: GpuState) -> None:
         return
     state.tf_pods.discard(pod.key)
     if not state.tf_pods:
-        state.active = None
+        state.active = state.gpu.active_isolation
     if pod.isolation is Isolation.SHARED:
         state.avail_tflops, state.avail_vram = state.gpu.tflops, state.gpu.vram
     else:

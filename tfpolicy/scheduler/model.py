@@ -83,13 +83,16 @@ class SchedulerSettings:
       TensorFusion scheduler, which keeps them to GPU nodes with no TensorFusion
       worker (`gpuresources.go:164-173`, `gpuallocator.go:1992-2007`);
     * ``vram_weight`` / ``tflops_weight``: `GPUResourcesFit` args `vramWeight: 0.7`,
-      `tflopsWeight: 0.3` (`values.yaml:937-939`), here in thousandths.
+      `tflopsWeight: 0.3` (`values.yaml:937-939`), here in thousandths;
+    * ``max_workers_per_node``: the same args' `maxWorkerPerNode` (256); None
+      leaves each pool's own value (which defaults to the chart's).
     """
 
     isolation_policy: IsolationPolicy = IsolationPolicy.DYNAMIC
     progressive_migration: bool = False
     vram_weight: int = 700
     tflops_weight: int = 300
+    max_workers_per_node: int | None = None
 
 
 DEFAULT_SETTINGS = SchedulerSettings()
@@ -103,6 +106,10 @@ class GPU:
     TensorFusion allocator away (§5.2 step 3) but not device-plugin pods.
     ``external_*`` are requests already committed by allocations outside the
     simulation (`capacity − available` in a live inventory).
+    ``isolation_conflict`` is `status.dynamicIsolationConflict`: under the
+    Dynamic policy such a GPU takes no pod (`gpuallocator.go:722-724`);
+    ``active_isolation`` is `status.activeIsolationMode`, the mode the external
+    allocations locked it to; ``index`` is `status.index`, what `gpu-indices` match.
     """
 
     name: str
@@ -118,6 +125,9 @@ class GPU:
     cost: int = 0
     external_tflops: int = 0
     external_vram: int = 0
+    isolation_conflict: bool = False
+    active_isolation: Isolation | None = None
+    index: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +205,8 @@ class PodRequest:
     webhook clears the percent), VRAM, isolation, count. A device-plugin pod
     (``kind=DEVICE_PLUGIN``) takes ``count`` whole free GPUs; only the model and
     vendor filters apply to it. ``pool`` None means the inventory's default pool.
+    ``gpu_indices`` (`tensor-fusion.ai/gpu-indices`) limits it to GPUs of those
+    `status.index` values (`filter/gpu_index_filter.go`).
     """
 
     name: str
@@ -213,6 +225,7 @@ class PodRequest:
     gpu_model: str | None = None
     vendor: str | None = None
     qos: str = "medium"
+    gpu_indices: tuple[int, ...] = ()
 
     @property
     def key(self) -> PodKey:

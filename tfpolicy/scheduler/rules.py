@@ -29,18 +29,19 @@ class Reason(IntEnum):
     ISOLATION_CONFLICT = 1
     NOT_RUNNING = 2
     USED_BY_DEVICE_PLUGIN = 3
-    NOT_IDLE = 4
-    INSUFFICIENT_TFLOPS = 5
-    INSUFFICIENT_VRAM = 6
-    MODEL_MISMATCH = 7
-    VENDOR_MISMATCH = 8
-    TOO_FEW_GPUS = 9
-    TOO_MANY_WORKERS = 10
-    GPU_BUSY = 11
-    PARTITIONED_DYNAMIC = 12
-    PARTITIONED_NOT_SIMULATED = 13
-    NATIVE_NODE_UNMANAGED = 14
-    NATIVE_NODE_IN_USE = 15
+    INDEX_MISMATCH = 4
+    NOT_IDLE = 5
+    INSUFFICIENT_TFLOPS = 6
+    INSUFFICIENT_VRAM = 7
+    MODEL_MISMATCH = 8
+    VENDOR_MISMATCH = 9
+    TOO_FEW_GPUS = 10
+    TOO_MANY_WORKERS = 11
+    GPU_BUSY = 12
+    PARTITIONED_DYNAMIC = 13
+    PARTITIONED_NOT_SIMULATED = 14
+    NATIVE_NODE_UNMANAGED = 15
+    NATIVE_NODE_IN_USE = 16
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -48,6 +49,7 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.ISOLATION_CONFLICT: "GPU isolation mode conflict",
     Reason.NOT_RUNNING: "GPU not running",
     Reason.USED_BY_DEVICE_PLUGIN: "GPU used by the device plugin",
+    Reason.INDEX_MISMATCH: "GPU index not among the requested gpu-indices",
     Reason.NOT_IDLE: "no idle GPU for shared isolation",
     Reason.INSUFFICIENT_TFLOPS: "insufficient TFLOPS",
     Reason.INSUFFICIENT_VRAM: "insufficient VRAM",
@@ -69,14 +71,19 @@ def resolve_pool(ledger: Ledger, pod: PodRequest) -> Pool | None:
     return ledger.pools.get(name) if name else None
 
 
+_DYNAMIC = IsolationPolicy.DYNAMIC
+
+
 def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation) -> bool:
     """The isolation-policy pre-filter (§5.2 step 2; `isGPUIsolationCompatible`,
     `gpuallocator.go:713-735`) under the scheduler's ``policy``: the GPU must
-    advertise the same policy; Dynamic locks a GPU to its first pod's mode."""
-    if state.policy is not policy:
+    advertise the same policy (`GpuState.eligible`); Dynamic locks a GPU to its
+    first pod's mode. Hot: called for every GPU of every rescored node."""
+    if not state.eligible:
         return False
-    if policy is IsolationPolicy.DYNAMIC:
-        return state.active is None or state.active is isolation
+    if policy is _DYNAMIC:
+        active = state.active
+        return active is None or active is isolation
     mode = state.gpu.isolation_mode
     return isolation is Isolation.SHARED or mode is None or mode is isolation
 
@@ -111,6 +118,8 @@ def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
         return Reason.NOT_RUNNING
     if state.dp_pod is not None or gpu.used_by not in ("", USED_BY_TENSOR_FUSION):
         return Reason.USED_BY_DEVICE_PLUGIN
+    if pod.gpu_indices and gpu.index not in pod.gpu_indices:
+        return Reason.INDEX_MISMATCH  # GPUIndexFilter: a GPU without an index never matches
     if pod.isolation is Isolation.SHARED:
         if not state.idle:
             return Reason.NOT_IDLE
@@ -160,7 +169,7 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
 
     Valid GPUs sorted by GPU-within-node score (descending), then name.
     """
-    if ledger.workers(node) >= pool.max_workers_per_node:
+    if ledger.workers_full(node, pool):
         return None
     policy = ledger.settings.isolation_policy
     valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]

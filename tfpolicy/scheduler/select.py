@@ -26,7 +26,7 @@ def candidates(ledger: Ledger, pod: PodRequest) -> dict[str, list[GpuState]]:
     found: dict[str, list[GpuState]] = {}
     for node, states in sorted(ledger.node_gpus.items()):
         valid = [s for s in states if gpu_reason(pool, s, pod, policy) is None]
-        if len(valid) >= max(pod.count, 1) and ledger.workers(node) < pool.max_workers_per_node:
+        if len(valid) >= max(pod.count, 1) and not ledger.workers_full(node, pool):
             found[node] = valid
     return found
 
