@@ -85,3 +85,34 @@ def test_bad_scheduler_settings_are_located_errors(tmp_path: Path, scheduler: st
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("inventory.yaml:"), lines
     assert where in lines[0], lines[0]
+
+
+def plan_with_values(tmp_path: Path, values: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "inventory.yaml").write_text(INVENTORY.format(scheduler=""))
+    (tmp_path / "app.yaml").write_text(APP)
+    (tmp_path / "values.yaml").write_text(values)
+    return subprocess.run([TFPOLICY, "plan", "-p", "takeover", "--inventory", "inventory.yaml",
+                           "--values", "values.yaml", "app.yaml"], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=120, check=False)
+
+
+def test_helm_values_reach_the_scheduler(tmp_path: Path) -> None:
+    # `helm get values` of a cluster with progressive migration on: the same verdict as the
+    # inventory's spec.scheduler gives, so the two spellings meet in one record
+    result = plan_with_values(tmp_path, "controller:\n  nvidiaOperatorProgressiveMigration: true\n")
+    assert result.returncode == 1, result.stderr
+    start = start_section(result.stdout)
+    assert "1 node has no GPU objects (progressive migration)" in start
+
+
+def test_default_helm_values_leave_native_pods_everywhere(tmp_path: Path) -> None:
+    result = plan_with_values(tmp_path, "cluster: {name: tensor-fusion}\n")
+    assert start_section(result.stdout).startswith("start (the manifests as they are): fits")
+
+
+def test_bad_scheduler_values_name_the_values_file(tmp_path: Path) -> None:
+    result = plan_with_values(tmp_path, "controller: {isolationModePolicy: strict}\n")
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("values.yaml"), lines
+    assert "isolationModePolicy" in lines[0]

@@ -53,6 +53,15 @@ def test_percent_stays_exact() -> None:
     assert (pod.count, pod.isolation, pod.pool, pod.gpu_model) == (2, Isolation.SOFT, "p", None)
 
 
+def test_partitioned_and_gpu_indices_reach_the_scheduler() -> None:
+    """The scheduler refuses partitioned under Dynamic and filters by gpu-indices itself,
+    so the bridge must hand both over as they are, not as soft and unpinned."""
+    alloc = AllocationRequest("p", "ns", "w", 2, 10_000, 10_000, 0, 0, 1024, 1024,
+                              "partitioned", "medium", gpu_indices=(0, 2))
+    pod = tf_request("pod-0", "Deployment/ns/w", alloc)
+    assert (pod.isolation, pod.gpu_indices) == (Isolation.PARTITIONED, (0, 2))
+
+
 def test_native_pod_is_device_plugin() -> None:
     pod = {"spec": {"containers": [{"name": "a", "resources": {"limits": {
         "nvidia.com/mig-1g.10gb": 1, "nvidia.com/gpu": 2}}}]}}

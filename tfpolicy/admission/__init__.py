@@ -23,7 +23,6 @@ from tfpolicy.admission.config import (
     ProfileSpec,
     QuotaDefaults,
     Rules,
-    SchedulerValues,
     Scope,
     WebhookConfig,
 )
@@ -56,7 +55,6 @@ __all__ = [
     "ProfileSpec",
     "QuotaDefaults",
     "Rules",
-    "SchedulerValues",
     "Scope",
     "Trap",
     "Verdict",

@@ -66,22 +66,6 @@ class ProfileSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class SchedulerValues:
-    """Scheduler settings from the Helm values, kept for the scheduler side.
-
-    ``controller.isolationModePolicy`` (chart default ``dynamic``),
-    ``controller.nvidiaOperatorProgressiveMigration`` and the
-    ``GPUResourcesFit`` plugin args (``values.yaml:937-939``).
-    """
-
-    isolation_mode_policy: str = "dynamic"
-    progressive_migration: bool = False
-    vram_weight: float = 0.7
-    tflops_weight: float = 0.3
-    max_worker_per_node: int = 256
-
-
-@dataclass(frozen=True, slots=True)
 class QuotaDefaults:
     """A namespace GPUResourceQuota's ``spec.single`` defaults (reference §2.1 step 3h)."""
 
@@ -136,7 +120,6 @@ class WebhookConfig:
     providers: tuple[Provider, ...] | None = None
     profiles: Mapping[tuple[str, str], ProfileSpec] = field(default_factory=dict)
     failure_policy: str = "Fail"
-    scheduler: SchedulerValues = SchedulerValues()
 
     @property
     def resources(self) -> GpuResources:

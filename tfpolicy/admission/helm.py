@@ -5,9 +5,10 @@ Read, each defaulting to ``charts/tensor-fusion/values.yaml``:
 ``<cluster>-<pool>``, ``templates/tensorfusioncluster.yaml:76-82``),
 ``providerConfigs.nvidia.{enabled, name, inUseResourceNames}`` (the GPU
 resource names), ``controller.admissionWebhooks.failurePolicy``,
-``controller.nvidiaOperatorProgressiveMigration``,
-``controller.isolationModePolicy``, the ``GPUResourcesFit`` plugin args of
-``schedulerConfig`` and ``dynamicConfig.autoMigration.{enable, scope}``.
+``controller.nvidiaOperatorProgressiveMigration`` and
+``dynamicConfig.autoMigration.{enable, scope}``. What the values change in
+scheduling (isolation mode policy, score weights) is read on the scheduler's
+side, by ``tfpolicy.inventory.settings_from_values``.
 Field names of ``autoMigration`` are matched case-insensitively, as
 ``sigs.k8s.io/yaml`` does.
 """
@@ -15,7 +16,6 @@ Field names of ``autoMigration`` are matched case-insensitively, as
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.admission.config import (
@@ -25,7 +25,6 @@ from tfpolicy.admission.config import (
     ProfileSpec,
     QuotaDefaults,
     Rules,
-    SchedulerValues,
     Scope,
     WebhookConfig,
 )
@@ -54,9 +53,9 @@ def webhook_config(
     values = values or {}
     controller = _mapping(values.get("controller"), "controller")
     dynamic = _mapping(values.get("dynamicConfig"), "dynamicConfig")
-    scheduler = scheduler_values(values)
     return WebhookConfig(
-        progressive_migration=scheduler.progressive_migration,
+        progressive_migration=_bool(controller.get("nvidiaOperatorProgressiveMigration"),
+                                    "controller.nvidiaOperatorProgressiveMigration"),
         auto_migration=auto_migration(_lookup(dynamic, "autoMigration")),
         pools=pools if pools is not None else chart_pools(values),
         namespace_labels=dict(namespace_labels or {}),
@@ -66,7 +65,6 @@ def webhook_config(
         providers=_providers(values, providers),
         profiles=dict(profiles or {}),
         failure_policy=_failure_policy(controller),
-        scheduler=scheduler,
     )
 
 
@@ -79,34 +77,6 @@ def chart_pools(values: Mapping[str, Any]) -> tuple[Pool, ...]:
     name = (f"{_text(cluster, 'name', 'tensor-fusion', 'cluster')}-"
             f"{_text(pool, 'name', 'shared', 'cluster.pool')}")
     return (Pool(name, is_default=True),)
-
-
-def scheduler_values(values: Mapping[str, Any]) -> SchedulerValues:
-    controller = _mapping(values.get("controller"), "controller")
-    base = SchedulerValues(
-        isolation_mode_policy=_text(controller, "isolationModePolicy", "dynamic",
-                                    "controller").lower(),
-        progressive_migration=_bool(controller.get("nvidiaOperatorProgressiveMigration"),
-                                    "controller.nvidiaOperatorProgressiveMigration"),
-    )
-    args = _plugin_args(_mapping(values.get("schedulerConfig"), "schedulerConfig"))
-    return replace(
-        base,
-        vram_weight=_number(args, "vramWeight", base.vram_weight),
-        tflops_weight=_number(args, "tflopsWeight", base.tflops_weight),
-        max_worker_per_node=int(_number(args, "maxWorkerPerNode", base.max_worker_per_node)),
-    )
-
-
-def _plugin_args(config: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``profiles[*].pluginConfig[name=GPUResourcesFit].args`` of the scheduler config."""
-    profiles = config.get("profiles")
-    for profile in profiles if isinstance(profiles, list) else []:
-        plugins = profile.get("pluginConfig") if isinstance(profile, Mapping) else None
-        for plugin in plugins if isinstance(plugins, list) else []:
-            if isinstance(plugin, Mapping) and plugin.get("name") == "GPUResourcesFit":
-                return _mapping(plugin.get("args"), "GPUResourcesFit args")
-    return {}
 
 
 def _providers(values: Mapping[str, Any], loaded: tuple[Provider, ...]) -> tuple[Provider, ...]:
@@ -192,15 +162,6 @@ def _text(block: Mapping[str, Any], name: str, default: str, where: str) -> str:
     if not isinstance(raw, str):
         raise TfpolicyError(f"{where}.{name} must be a string, got {type(raw).__name__}")
     return raw
-
-
-def _number(block: Mapping[str, Any], name: str, default: float) -> float:
-    raw = block.get(name)
-    if raw is None:
-        return default
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 1e6:
-        raise TfpolicyError(f"GPUResourcesFit {name} must be a number, got {raw!r}")
-    return float(raw)
 
 
 def _bool(raw: Any, where: str) -> bool:

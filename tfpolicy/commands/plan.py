@@ -16,10 +16,15 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
+from tfpolicy.commands.admission import (
+    OPERATOR_HELP,
+    cluster_webhook,
+    read_documents,
+    read_mapping,
+)
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.inventory import load_inventory
+from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.plan import (
     DEFAULT_LADDER,
     PlanInput,
@@ -33,7 +38,7 @@ from tfpolicy.plan import (
 )
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
-from tfpolicy.scheduler import Inventory
+from tfpolicy.scheduler import Inventory, SchedulerSettings
 from tfpolicy.schema import validate
 from tfpolicy.sources import load_policy_set, policy_source, read_text
 
@@ -71,13 +76,25 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
                               admission_pools(fleet), model_capacities(fleet))
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
-                                    namespace, shown))
+                                    namespace, shown, _scheduler_settings(values)))
     except TooManyPods as exc:
         raise _at_replicas(exc) from None
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
     sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
     return ExitCode.OK if result.fits else ExitCode.FINDINGS
+
+
+def _scheduler_settings(values: str | None) -> SchedulerSettings | None:
+    """What the chart's values change in scheduling (isolation mode policy, score weights,
+    progressive migration); without ``--values`` the inventory's ``spec.scheduler`` holds,
+    else the chart's defaults."""
+    if values is None:
+        return None
+    try:
+        return settings_from_values(read_mapping(values, "--values"))
+    except TfpolicyError as exc:
+        raise exc.located(values) from None
 
 
 def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:

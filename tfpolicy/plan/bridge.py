@@ -16,9 +16,11 @@ from tfpolicy.admission.native import native_gpus
 from tfpolicy.gpu import GpuResources
 from tfpolicy.scheduler import Isolation, PodKind, PodRequest
 
-# `partitioned` is not simulated by the scheduler (DESIGN §4): placed as soft, warned.
+# `partitioned` reaches the scheduler as itself: the Dynamic policy refuses it there, with
+# upstream's reason (`gpuallocator.go:642-644`); an unknown mode is soft, the webhook default.
 ISOLATION: dict[str, Isolation] = {
     "shared": Isolation.SHARED, "soft": Isolation.SOFT, "hard": Isolation.HARD,
+    "partitioned": Isolation.PARTITIONED,
 }
 
 
@@ -29,7 +31,7 @@ def tf_request(name: str, workload: str, alloc: AllocationRequest) -> PodRequest
         alloc.gpu_count, alloc.tflops_request, alloc.tflops_limit,
         alloc.compute_milli_percent_request, alloc.compute_milli_percent_limit,
         alloc.vram_request, alloc.vram_limit, ISOLATION.get(alloc.isolation, Isolation.SOFT),
-        alloc.gpu_model or None, alloc.vendor or None, alloc.qos,
+        alloc.gpu_model or None, alloc.vendor or None, alloc.qos, alloc.gpu_indices,
     )
 
 

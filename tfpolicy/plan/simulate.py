@@ -26,6 +26,7 @@ from tfpolicy.scheduler import (
     Inventory,
     Ledger,
     PodKind,
+    SchedulerSettings,
     Transition,
     place_pods,
     simulate_step,
@@ -46,6 +47,7 @@ class PlanInput:
     ladder: tuple[Rung, ...]
     namespace: str = "default"
     file: str = "<plan>"  # shown as the policies' file in engine findings
+    scheduler: SchedulerSettings | None = None  # None: the inventory's, else the chart's
 
 
 @dataclass
@@ -59,7 +61,7 @@ class _State:
 def run_plan(given: PlanInput) -> Plan:
     docs, policies = list(given.documents), [dict(p) for p in given.policies]
     units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given)
-    allocator = FastAllocator(Ledger(given.inventory))
+    allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State()
     start = _start(docs, units, allocator, state, given)
     reports, stopped = [], not start.fits
