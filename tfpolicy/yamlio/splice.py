@@ -20,7 +20,7 @@ import yaml
 
 from tfpolicy.edits import Edit, Op, Path, get_path
 from tfpolicy.yamlio.aliases import Sharing, shared_below, sharing
-from tfpolicy.yamlio.emit import block, entries, flat, scalar
+from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
 
 _MERGE = "tag:yaml.org,2002:merge"
@@ -107,6 +107,9 @@ def _expansions(doc: _Doc, edits: list[Edit]) -> set[Path]:
         through = _through(doc, edit)
         if through is not None:
             found.add(through)
+            local = _local_collection(doc, through)
+            for node in shared_below(local, doc.shared) if local is not None else []:
+                found.update(doc.shared.users[id(node)])  # its anchors are written out
             continue
         for node in _touched(doc, edit):
             found.update(doc.shared.users[id(node)])
@@ -116,14 +119,23 @@ def _expansions(doc: _Doc, edits: list[Edit]) -> set[Path]:
 
 
 def _through(doc: _Doc, edit: Edit) -> Path | None:
-    """The first place on the edit's path that is an alias or a merged-in key."""
+    """The first place on the edit's path that is an alias or a merged-in key.
+
+    Or a flow collection in a document with aliases or merge keys: the
+    round trip would edit an anchor's other users with it (or drop a merged
+    key), so the whole collection is written out again, in flow style.
+    """
     node, path = doc.root, edit.path
     for depth, item in enumerate(path):
+        if _flow_shares(doc, node):
+            return path[:depth]
         last = depth == len(path) - 1
         index = _index(node, item)
         if index is None:
-            if _merges(node) and not (last and edit.op is Op.SET):
+            if _merges(node) and not last:
                 return path[:depth + 1]
+            if _merges(node) and edit.op is Op.REMOVE:
+                return path[:depth]  # a merged key cannot be removed: write the mapping out
             return None
         if doc.shared.is_alias(node, index):
             return None if last and edit.op is Op.REMOVE else path[:depth + 1]
@@ -145,6 +157,24 @@ def _touched(doc: _Doc, edit: Edit) -> list[yaml.Node]:
         if id(node) in doc.shared.users:
             out.append(node)
     return out + shared_below(node, doc.shared)
+
+
+def _flow_shares(doc: _Doc, node: yaml.Node) -> bool:
+    """A flow collection in a document that shares nodes (the round trip mishandles those)."""
+    if not isinstance(node, yaml.CollectionNode) or not node.flow_style:
+        return False
+    return bool(doc.shared.users) or "<<" in doc.text
+
+
+def _local_collection(doc: _Doc, path: Path) -> yaml.CollectionNode | None:
+    """The collection written at ``path`` itself (not through an alias), if it is one."""
+    node = doc.root
+    for item in path:
+        index = _index(node, item)
+        if index is None or doc.shared.is_alias(node, index):
+            return None
+        node = _child(node, index)
+    return node if isinstance(node, yaml.CollectionNode) else None
 
 
 def _index(node: yaml.Node, item: Any) -> int | None:
@@ -173,6 +203,9 @@ def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
         value = get_path(intended, path)
     except (KeyError, IndexError, TypeError):
         raise _Unsupported from None
+    local = _local_collection(doc, path)
+    if local is not None:
+        return [_rewrite(doc, local, value)]
     parent = _walk(doc, path[:-1])
     index = _index(parent, path[-1])
     if index is None:
@@ -183,8 +216,8 @@ def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
     token = _ALIAS.match(doc.text, key.end_mark.index)
     if token is None:
         raise _Unsupported
-    if not (isinstance(value, dict | list) and value):
-        return [_Patch(token.start(2), token.end(2), flat(value))]
+    if getattr(parent, "flow_style", False) or not (isinstance(value, dict | list) and value):
+        return [_Patch(token.start(2), token.end(2), flow_text(value))]
     rest = doc.text[token.end(2):eol(doc.text, token.end(2))].strip()
     if rest and not rest.startswith("#"):
         raise _Unsupported
@@ -192,6 +225,19 @@ def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
     indent = entry_indent(doc.text, key) + doc.step
     lines = entries(value, indent, doc.step, doc.newline)
     return [_Patch(token.start(1), token.end(2), ""), _Patch(at, at, lines, indent)]
+
+
+def _rewrite(doc: _Doc, node: yaml.CollectionNode, value: Any) -> _Patch:
+    """A collection written out again as ``value``: flow as flow, a block mapping as block."""
+    if node.flow_style:
+        return _Patch(node.start_mark.index, node.end_mark.index, flow_text(value))
+    if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict) or not value:
+        raise _Unsupported
+    first = node.value[0][0]
+    indent = entry_indent(doc.text, first)
+    start = line_start(doc.text, first.start_mark.index) + indent
+    lines = entries(value, indent, doc.step, doc.newline)[indent:]  # "- " may precede it
+    return _Patch(start, _end(doc, node, len(node.value) - 1), lines)
 
 
 def _patch(doc: _Doc, edit: Edit) -> list[_Patch]:
