@@ -8,6 +8,7 @@ kyaml guards the same way).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,8 +30,10 @@ def scalar(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, int):
+        return str(value)
     text = str(value)
     if _is_plain_safe(text):
         return text
@@ -40,6 +43,16 @@ def scalar(value: object) -> str:
         if "'" not in text:
             return f"'{text}'"
     return json.dumps(text, ensure_ascii=False)
+
+
+def _float(value: float) -> str:
+    """A float YAML 1.1 reads back as one: ``.inf``; ``1.0e+20`` (``1e+20`` is a string)."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    return text.replace("e", ".0e", 1) if "e" in text and "." not in text else text
 
 
 def _is_plain_safe(text: str) -> bool:
