@@ -4,7 +4,7 @@ A GPU Deployment is drawn as data together with a way to write it: block
 or flow collections, plain/single/double quotes (a GPU key spelt with an
 escape), comments and blank lines, 2- or 4-space indentation, indented or indentless
 sequences, anchors and aliases (selector labels, limits/requests, the GPU
-count, a whole ``resources``), merge keys, explicit keys, ``\\n``/``\\r\\n``/
+count, a whole ``resources``, a container), merge keys, explicit keys, ``\\n``/``\\r\\n``/
 ``\\r`` line endings, block scalars of each chomping, template metadata with
 and without labels and annotations, a ``--- {flow}`` document. Through
 ``pipeline.transform`` with the built-in policies:
@@ -69,6 +69,13 @@ def plans(draw: Any) -> Plan:
     container["resources"] = _resources(draw, plan)
     if draw(st.booleans()):
         container["workingDir"] = "/w"
+    where: Path = ("spec", "template", "spec", "containers", 0)
+    if not any(p[:len(where)] == where for p in [*plan.anchors, *plan.aliases, *plan.merges]) \
+            and draw(st.integers(0, 4)) == 0:  # the container itself defined above and aliased
+        data["x-container"] = container
+        plan.anchors[("x-container",)] = "ctr"
+        plan.aliases[where] = "ctr"
+        plan.block_scalars = {("x-container", "command")}
     containers = [container]
     if draw(st.booleans()):
         containers.append({"name": "side", "image": "img:2"})
@@ -178,6 +185,9 @@ class Writer:
         at = indent if self.indentless else indent + self.step
         lines = []
         for index, value in enumerate(values):
+            if (*path, index) in self.plan.aliases:
+                lines.append(f"{' ' * at}- *{self.plan.aliases[(*path, index)]}\n")
+                continue
             inner = self.entries(value, (*path, index), at + 2)
             lines += [" " * at + "- " + inner[0][at + 2:], *inner[1:]]
         return lines

@@ -180,15 +180,28 @@ spec:
 """
 
 
+def test_a_container_aliased_as_a_list_item_is_written_out(cli: Cli, tmp_path: Path) -> None:
+    path = tmp_path / "in" / "shared.yaml"
+    path.parent.mkdir()
+    path.write_text(SHARED_CONTAINER)
+    out, doc = _apply(cli, "rightsize-example", path, tmp_path)
+    assert doc["x-container"]["resources"] == {"limits": {GPU: 1}}
+    assert _container(doc) == {"name": "c", "image": "i"}
+    assert "      - name: c\n        image: i\n" in out
+
+
 def test_a_document_no_writer_can_rewrite_faithfully_is_refused(cli: Cli,
                                                                 tmp_path: Path) -> None:
+    """The comment after the alias has no place once it is written out; ruamel would
+    edit the anchor too: refused, and ``fix`` leaves the file alone."""
     path = tmp_path / "shared.yaml"
-    path.write_text(SHARED_CONTAINER)
+    text = SHARED_CONTAINER.replace("- *c\n", "- *c  # the shared container\n")
+    path.write_text(text)
     code, out, err = cli("apply", "-p", "rightsize-example", str(path))
     assert (code, out) == (2, "")
     assert err.startswith(f"{path}:1: error: cannot rewrite this document") and err.count("\n") == 1
     code, _, _ = cli("fix", "-p", "rightsize-example", str(path))
-    assert code == 2 and path.read_text() == SHARED_CONTAINER
+    assert code == 2 and path.read_text() == text
 
 
 def test_the_safety_net_rejects_text_that_reads_back_differently() -> None:

@@ -26,6 +26,7 @@ from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
 
 # ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
 _ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
+_ITEM = re.compile(r"(?:\s|#[^\r\n]*)*-(\s+)(\*[^\s,\[\]{}]+)")  # "- *name", comments before
 
 # A block scalar that keeps its trailing blank lines ("|+"): blank lines
 # left behind by a removal after it would become part of its value.
@@ -93,7 +94,7 @@ def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
     if index is None:
         return [_insert(doc, parent, path[-1], value)]
     if isinstance(parent, yaml.SequenceNode):
-        raise _Unsupported  # "- *name": no key to find the token by
+        return [_expand_item(doc, parent, index, value)]
     key = parent.value[index][0]
     token = _ALIAS.match(doc.text, key.end_mark.index)
     if token is None:
@@ -107,6 +108,27 @@ def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
     indent = entry_indent(doc.text, key) + doc.step
     lines = entries(value, indent, doc.step, doc.newline)
     return [_Patch(token.start(1), token.end(2), ""), _Patch(at, at, lines, indent)]
+
+
+def _expand_item(doc: Doc, parent: yaml.SequenceNode, index: int, value: Any) -> _Patch:
+    """A block sequence's ``- *name`` item written out as ``value``."""
+    token = _item_token(doc, parent, index)
+    if parent.flow_style or not (isinstance(value, dict | list) and value):
+        return _Patch(token.start(2), token.end(2), flow_text(value))
+    if doc.text[token.end(2):eol(doc.text, token.end(2))].strip():
+        raise _Unsupported  # a comment after the alias: no place for it
+    indent = token.start(2) - line_start(doc.text, token.start(2))
+    lines = entries(value, indent, doc.step, doc.newline)[indent:]
+    return _Patch(token.start(2), eol(doc.text, token.end(2)), lines)
+
+
+def _item_token(doc: Doc, parent: yaml.SequenceNode, index: int) -> re.Match[str]:
+    """Where a block sequence's alias item ``- *name`` is written."""
+    start = parent.start_mark.index if index == 0 else _end(doc, parent, index - 1)
+    token = _ITEM.match(doc.text, start)
+    if parent.flow_style or token is None:
+        raise _Unsupported
+    return token
 
 
 def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any) -> _Patch:
@@ -191,8 +213,8 @@ def _end(doc: Doc, parent: yaml.Node, index: int) -> int:
     while True:
         entry = parent.value[index]
         if doc.shared.is_alias(parent, index):
-            if not isinstance(entry, tuple):
-                raise _Unsupported
+            if isinstance(parent, yaml.SequenceNode):
+                return eol(doc.text, _item_token(doc, parent, index).end(2))
             token = _ALIAS.match(doc.text, entry[0].end_mark.index)
             if token is None:
                 raise _Unsupported
