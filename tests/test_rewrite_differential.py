@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import policy_set
-from tfpolicy.edits import Path, apply_edits
+from tfpolicy.edits import Path, apply_edits, edited
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.pipeline import Options, transform
 
@@ -276,6 +276,7 @@ def test_rewrite_reads_back_as_the_planned_edits(document: tuple[str, Any], stag
     edits = [edit for change in result.changes for edit in change.edits]
     assert edits, "every drawn document is a GPU workload"
     assert _same(_load(result.text), apply_edits(data, edits))
+    assert _same(edited(data, edits), apply_edits(data, edits))  # the safety net's copy
     assert transform(result.text, POLICIES[stage], "w.yaml", Options()).text == result.text
     back = transform(result.text, POLICIES["rollback"], "w.yaml", Options()).text
     assert _same(_load(back), data)
