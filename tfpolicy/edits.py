@@ -83,3 +83,29 @@ def apply_edits(data: Any, edits: list[Edit]) -> Any:
         else:
             parent[edit.path[-1]] = copy.deepcopy(edit.value)
     return result
+
+
+def edited(data: Any, edits: list[Edit]) -> Any:
+    """``apply_edits(data, edits)`` without copying what no edit touches.
+
+    Only the mappings and lists on an edit's path are copied; the rest is
+    shared with ``data``, so the result must be read, never changed.
+    """
+    result = data
+    for edit in edits:
+        result = _edited(result, edit.path, edit)
+    return result
+
+
+def _edited(node: Any, path: Path, edit: Edit) -> Any:
+    if not path:
+        return copy.deepcopy(edit.value)
+    head, rest = path[0], path[1:]
+    out = dict(node) if isinstance(node, dict) else list(node)
+    if rest:
+        out[head] = _edited(node[head], rest, edit)  # type: ignore[index]
+    elif edit.op is Op.REMOVE:
+        del out[head]  # type: ignore[arg-type]
+    else:
+        out[head] = copy.deepcopy(edit.value)  # type: ignore[index]
+    return out

@@ -18,7 +18,11 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 
 # Where a document's content starts: a mapping key, or something else worth a real parse.
-_FIRST_CONTENT = re.compile(r"^(?!#|%|---|\.\.\.)[^\s#].*$", re.MULTILINE)
+# A lone CR ends a line too, and "--- {flow: document}" has content on the marker's line.
+_FIRST_CONTENT = re.compile(
+    r"(?:^|(?<=\r))(?!#|%|---[ \t]*(?:#[^\r\n]*)?(?:[\r\n]|\Z)|\.\.\.)[^\s#][^\r\n]*",
+    re.MULTILINE,
+)
 _MAPPING_START = re.compile(
     r"^(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:\s|$)"
 )
@@ -100,6 +104,8 @@ def _suspicious(text: str) -> bool:
     double-quoted escape (``\\x2F``, ``\\u002f``, ``\\/``, a backslash at a line
     end) can make a GPU resource name the raw-text marker test misses.
     """
+    if "\\" in text and '"' in text:
+        return True  # an escape in double quotes can spell a marker: "nvidia.com\x2Fgpu"
     first = _FIRST_CONTENT.search(text)
     if first is None:
         return False
@@ -107,8 +113,6 @@ def _suspicious(text: str) -> bool:
         return True
     if "&" in text and _ALIAS.search(text):
         return True  # aliases: checked for expansion bombs
-    if "\\" in text and '"' in text:
-        return True  # an escape in double quotes can spell a marker: "nvidia.com\x2Fgpu"
     return yamlio.TEMPLATE_SYNTAX.search(text) is not None
 
 

@@ -8,6 +8,7 @@ kyaml guards the same way).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -29,8 +30,10 @@ def scalar(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        return json.dumps(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, int):
+        return str(value)
     text = str(value)
     if _is_plain_safe(text):
         return text
@@ -42,10 +45,20 @@ def scalar(value: object) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _float(value: float) -> str:
+    """A float YAML 1.1 reads back as one: ``.inf``; ``1.0e+20`` (``1e+20`` is a string)."""
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    return text.replace("e", ".0e", 1) if "e" in text and "." not in text else text
+
+
 def _is_plain_safe(text: str) -> bool:
-    if not _PLAIN_SAFE.match(text) or text.endswith(" ") or " #" in text:
+    if not _PLAIN_SAFE.fullmatch(text) or text.endswith(" ") or " #" in text:  # "$" passes "\n"
         return False
-    if _NUMBER_LIKE.match(text):
+    if _NUMBER_LIKE.fullmatch(text):
         return False
     tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return bool(tag == "tag:yaml.org,2002:str")
@@ -56,7 +69,7 @@ def block(key: object, value: Any, indent: int, step: int, newline: str) -> str:
     pad = " " * indent
     if isinstance(value, Mapping | list) and value:
         return f"{pad}{scalar(key)}:{newline}{entries(value, indent + step, step, newline)}"
-    return f"{pad}{scalar(key)}: {flat(value)}{newline}"
+    return f"{pad}{scalar(key)}: {flow_text(value)}{newline}"
 
 
 def entries(value: Mapping[Any, Any] | list[Any], indent: int, step: int, newline: str) -> str:
@@ -70,13 +83,15 @@ def _item(value: Any, indent: int, step: int, newline: str) -> str:
     if isinstance(value, Mapping | list) and value:
         inner = entries(value, indent + 2, step, newline)
         return " " * indent + "- " + inner[indent + 2:]  # first entry on the dash's line
-    return f"{' ' * indent}- {flat(value)}{newline}"
+    return f"{' ' * indent}- {flow_text(value)}{newline}"
 
 
-def flat(value: Any) -> str:
-    """A scalar, or an empty collection, as text on one line."""
-    if isinstance(value, Mapping | list) and not value:
-        return "{}" if isinstance(value, Mapping) else "[]"
+def flow_text(value: Any) -> str:
+    """A value as flow YAML on one line (plain scalars never hold ``,[]{}``)."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{scalar(k)}: {flow_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(flow_text(v) for v in value) + "]"
     return scalar(value)
 
 

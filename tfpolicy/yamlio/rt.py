@@ -19,7 +19,7 @@ from tfpolicy.yamlio.emit import scalar
 from tfpolicy.yamlio.splice import indent_step
 
 # The "---" line, or only "--- " when content follows it on the line ("--- {flow: doc}").
-_START = re.compile(r"^---(?:[ \t]*(?:#[^\n]*)?(?:\n|$)|[ \t]+(?=[^#\s]))", re.MULTILINE)
+_START = re.compile(r"^---(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n|$)|[ \t]+(?=[^#\s]))", re.MULTILINE)
 _END = re.compile(r"^\.\.\.(?=[ \t\r\n]|$)", re.MULTILINE)
 
 

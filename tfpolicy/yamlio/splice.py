@@ -1,9 +1,9 @@
 """Splice edits into a document's original text, so everything else keeps its bytes.
 
 Handles block-style mappings, which is what rendered manifests are made of.
-An edit that would pass through an alias, or through a key a merge key
-(``<<``) brings in, is written by expanding that one place: the alias (or
-the merged key) becomes its intended value written out locally, so the
+An edit that would pass through an alias, a key a merge key (``<<``) brings
+in, or a flow collection of a document with aliases is written by writing
+that one place out with its intended value (expand.py chooses it), so an
 anchor and its other users keep theirs. Anything else (flow collections on
 the path, a key sharing its line with a sequence dash) returns ``None`` and
 the caller falls back to the round-trip emitter. Either way the caller
@@ -19,13 +19,14 @@ from typing import Any
 import yaml
 
 from tfpolicy.edits import Edit, Op, Path, get_path
-from tfpolicy.yamlio.aliases import Sharing, shared_below, sharing
-from tfpolicy.yamlio.emit import block, entries, flat, scalar
+from tfpolicy.yamlio.aliases import sharing
+from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
+from tfpolicy.yamlio.expand import Doc, absorbed, child, expansions, index_of, local_collection
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
 
-_MERGE = "tag:yaml.org,2002:merge"
 # ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
 _ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
+_ITEM = re.compile(r"(?:\s|#[^\r\n]*)*-(\s+)(\*[^\s,\[\]{}]+)")  # "- *name", comments before
 
 # A block scalar that keeps its trailing blank lines ("|+"): blank lines
 # left behind by a removal after it would become part of its value.
@@ -41,15 +42,6 @@ class _Patch:
     depth: int = 0  # an insertion's indent: deeper ones go first at the same point
 
 
-@dataclass(frozen=True, slots=True)
-class _Doc:
-    text: str
-    root: yaml.Node
-    step: int
-    newline: str
-    shared: Sharing
-
-
 class _Unsupported(Exception):
     pass
 
@@ -61,24 +53,15 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
     ``intended`` is the whole document's data after the edits: what an
     expanded alias or merged key is written out as.
     """
-    doc = _Doc(text, root, indent_step(root), newline, sharing(root, text))
+    doc = Doc(text, root, indent_step(root), newline, sharing(root, text))
     try:
-        expand = _expansions(doc, edits)
-        kept = [e for e in edits if not any(_absorbed(e, q) for q in expand)]
+        expand = expansions(doc, edits)
+        kept = [e for e in edits if not any(absorbed(e, q) for q in expand)]
         patches = [p for q in sorted(expand, key=repr) for p in _expand(doc, q, intended)]
         patches += [p for edit in kept for p in _patch(doc, edit)]
     except _Unsupported:
         return None
     return _join(text, patches, newline)
-
-
-def _under(path: Path, prefix: Path) -> bool:
-    return path[:len(prefix)] == prefix
-
-
-def _absorbed(edit: Edit, expanded: Path) -> bool:
-    """The edit is written by expanding ``expanded`` (removing it is not)."""
-    return _under(edit.path, expanded) and not (edit.path == expanded and edit.op is Op.REMOVE)
 
 
 def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
@@ -95,77 +78,7 @@ def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
     return "".join(out)
 
 
-def _expansions(doc: _Doc, edits: list[Edit]) -> set[Path]:
-    """Paths to write out locally: aliases and merged keys that edits pass through.
-
-    An edit below an anchor's own place also changes its other users, and
-    one that removes an anchored node would leave them dangling: those
-    users are expanded (with their unchanged value) too.
-    """
-    found: set[Path] = set()
-    for edit in edits:
-        through = _through(doc, edit)
-        if through is not None:
-            found.add(through)
-            continue
-        for node in _touched(doc, edit):
-            found.update(doc.shared.users[id(node)])
-    plain = [e.path for e in edits if not any(_absorbed(e, q) for q in found)]
-    return {q for q in found if not any(_under(q, p) for p in plain)
-            and not any(_under(q, o) and o != q for o in found)}
-
-
-def _through(doc: _Doc, edit: Edit) -> Path | None:
-    """The first place on the edit's path that is an alias or a merged-in key."""
-    node, path = doc.root, edit.path
-    for depth, item in enumerate(path):
-        last = depth == len(path) - 1
-        index = _index(node, item)
-        if index is None:
-            if _merges(node) and not (last and edit.op is Op.SET):
-                return path[:depth + 1]
-            return None
-        if doc.shared.is_alias(node, index):
-            return None if last and edit.op is Op.REMOVE else path[:depth + 1]
-        node = _child(node, index)
-    return None
-
-
-def _touched(doc: _Doc, edit: Edit) -> list[yaml.Node]:
-    """Anchored nodes the edit changes in place: on its path, or replaced or removed by it."""
-    if not doc.shared.users:
-        return []
-    out: list[yaml.Node] = []
-    node = doc.root
-    for item in edit.path:
-        index = _index(node, item)
-        if index is None:
-            return out
-        node = _child(node, index)
-        if id(node) in doc.shared.users:
-            out.append(node)
-    return out + shared_below(node, doc.shared)
-
-
-def _index(node: yaml.Node, item: Any) -> int | None:
-    if isinstance(node, yaml.MappingNode):
-        return next((i for i, (k, _) in enumerate(node.value)
-                     if k.tag != _MERGE and k.value == item), None)
-    if isinstance(node, yaml.SequenceNode) and isinstance(item, int):
-        return item if 0 <= item < len(node.value) else None
-    return None
-
-
-def _child(node: yaml.Node, index: int) -> yaml.Node:
-    entry = node.value[index]
-    return entry[1] if isinstance(entry, tuple) else entry  # type: ignore[no-any-return]
-
-
-def _merges(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.MappingNode) and any(k.tag == _MERGE for k, _ in node.value)
-
-
-def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
+def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
     """The alias or merged key at ``path`` written out as its intended value."""
     if intended is None:
         raise _Unsupported
@@ -173,18 +86,21 @@ def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
         value = get_path(intended, path)
     except (KeyError, IndexError, TypeError):
         raise _Unsupported from None
+    local = local_collection(doc, path)
+    if local is not None:
+        return [_rewrite(doc, local, value)]
     parent = _walk(doc, path[:-1])
-    index = _index(parent, path[-1])
+    index = index_of(parent, path[-1])
     if index is None:
         return [_insert(doc, parent, path[-1], value)]
     if isinstance(parent, yaml.SequenceNode):
-        raise _Unsupported  # "- *name": no key to find the token by
+        return [_expand_item(doc, parent, index, value)]
     key = parent.value[index][0]
     token = _ALIAS.match(doc.text, key.end_mark.index)
     if token is None:
         raise _Unsupported
-    if not (isinstance(value, dict | list) and value):
-        return [_Patch(token.start(2), token.end(2), flat(value))]
+    if getattr(parent, "flow_style", False) or not (isinstance(value, dict | list) and value):
+        return [_Patch(token.start(2), token.end(2), flow_text(value))]
     rest = doc.text[token.end(2):eol(doc.text, token.end(2))].strip()
     if rest and not rest.startswith("#"):
         raise _Unsupported
@@ -194,12 +110,46 @@ def _expand(doc: _Doc, path: Path, intended: Any) -> list[_Patch]:
     return [_Patch(token.start(1), token.end(2), ""), _Patch(at, at, lines, indent)]
 
 
-def _patch(doc: _Doc, edit: Edit) -> list[_Patch]:
+def _expand_item(doc: Doc, parent: yaml.SequenceNode, index: int, value: Any) -> _Patch:
+    """A block sequence's ``- *name`` item written out as ``value``."""
+    token = _item_token(doc, parent, index)
+    if parent.flow_style or not (isinstance(value, dict | list) and value):
+        return _Patch(token.start(2), token.end(2), flow_text(value))
+    if doc.text[token.end(2):eol(doc.text, token.end(2))].strip():
+        raise _Unsupported  # a comment after the alias: no place for it
+    indent = token.start(2) - line_start(doc.text, token.start(2))
+    lines = entries(value, indent, doc.step, doc.newline)[indent:]
+    return _Patch(token.start(2), eol(doc.text, token.end(2)), lines)
+
+
+def _item_token(doc: Doc, parent: yaml.SequenceNode, index: int) -> re.Match[str]:
+    """Where a block sequence's alias item ``- *name`` is written."""
+    start = parent.start_mark.index if index == 0 else _end(doc, parent, index - 1)
+    token = _ITEM.match(doc.text, start)
+    if parent.flow_style or token is None:
+        raise _Unsupported
+    return token
+
+
+def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any) -> _Patch:
+    """A collection written out again as ``value``: flow as flow, a block mapping as block."""
+    if node.flow_style:
+        return _Patch(node.start_mark.index, node.end_mark.index, flow_text(value))
+    if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict) or not value:
+        raise _Unsupported
+    first = node.value[0][0]
+    indent = entry_indent(doc.text, first)
+    start = line_start(doc.text, first.start_mark.index) + indent
+    lines = entries(value, indent, doc.step, doc.newline)[indent:]  # "- " may precede it
+    return _Patch(start, _end(doc, node, len(node.value) - 1), lines)
+
+
+def _patch(doc: Doc, edit: Edit) -> list[_Patch]:
     parent = _walk(doc, edit.path[:-1])
     key = edit.path[-1]
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
         raise _Unsupported
-    index = _index(parent, key)
+    index = index_of(parent, key)
     if edit.op is Op.REMOVE:
         if index is None:
             raise _Unsupported
@@ -212,7 +162,7 @@ def _patch(doc: _Doc, edit: Edit) -> list[_Patch]:
     return [_replace(pair[1], edit.value)]
 
 
-def _insert(doc: _Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
+def _insert(doc: Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
     """A new ``key: value`` after the mapping's last entry, indented like its first."""
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
         raise _Unsupported
@@ -225,7 +175,7 @@ def _is_null(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
-def _fill(doc: _Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> list[_Patch]:
+def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> list[_Patch]:
     """``annotations:`` left empty (Helm renders that) becomes a block mapping under it."""
     if value.start_mark.line != key.start_mark.line or value.start_mark.index < key.end_mark.index:
         raise _Unsupported
@@ -237,17 +187,17 @@ def _fill(doc: _Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> l
             _Patch(at, at, ending + lines, indent)]
 
 
-def _walk(doc: _Doc, path: Path) -> yaml.Node:
+def _walk(doc: Doc, path: Path) -> yaml.Node:
     node = doc.root
     for item in path:
-        index = _index(node, item)
+        index = index_of(node, item)
         if index is None or doc.shared.is_alias(node, index):
             raise _Unsupported
-        node = _child(node, index)
+        node = child(node, index)
     return node
 
 
-def _remove(doc: _Doc, parent: yaml.Node, index: int) -> _Patch:
+def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
     key = parent.value[index][0]
     start = line_start(doc.text, key.start_mark.index)
     if doc.text[start:key.start_mark.index].strip(" ") not in ("", "?"):
@@ -258,18 +208,18 @@ def _remove(doc: _Doc, parent: yaml.Node, index: int) -> _Patch:
     return _Patch(start, end, "")
 
 
-def _end(doc: _Doc, parent: yaml.Node, index: int) -> int:
+def _end(doc: Doc, parent: yaml.Node, index: int) -> int:
     """Where the line after entry ``index`` of a block collection begins (aliases seen)."""
     while True:
         entry = parent.value[index]
         if doc.shared.is_alias(parent, index):
-            if not isinstance(entry, tuple):
-                raise _Unsupported
+            if isinstance(parent, yaml.SequenceNode):
+                return eol(doc.text, _item_token(doc, parent, index).end(2))
             token = _ALIAS.match(doc.text, entry[0].end_mark.index)
             if token is None:
                 raise _Unsupported
             return eol(doc.text, token.end(2))
-        node = _child(parent, index)
+        node = child(parent, index)
         if not isinstance(node, yaml.CollectionNode) or node.flow_style or not node.value:
             return after(doc.text, node)
         parent, index = node, len(node.value) - 1

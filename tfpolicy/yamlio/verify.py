@@ -3,7 +3,8 @@
 Each way of writing a document is tried in turn, cheapest and most
 faithful to the original layout first: JSON stays JSON, the splice keeps
 every other byte, and ruamel.yaml's round trip re-emits the document. The
-first text that reads back as exactly ``apply_edits(data, edits)`` wins.
+first text that reads back as exactly ``apply_edits(data, edits)`` wins
+(computed by ``edited``, which copies only what the edits touch).
 Only edited documents get here, so unedited ones are never parsed twice.
 """
 
@@ -15,12 +16,12 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError as RuamelError
 
-from tfpolicy.edits import Edit, apply_edits
+from tfpolicy.edits import Edit, edited
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.yamlio.load import Parsed, parse_document
-from tfpolicy.yamlio.stream import RawDoc, newline_of, split_documents
+from tfpolicy.yamlio.stream import RawDoc, newline_of
 
-_START = re.compile(r"^---(?:[ \t\r\n]|$)", re.MULTILINE)
+_MARKERS = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
 # What the round trip raises on layouts it cannot edit (a merged key, a
 # flow document it reads as another shape): a refusal, never a traceback.
 _FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
@@ -28,11 +29,11 @@ _FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, 
 
 def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str) -> str | None:
     """The first rewrite of ``raw`` that parses to the intended data, or ``None``."""
-    intended = apply_edits(parsed.data, edits)
+    intended = edited(parsed.data, edits)
     newline = newline_of(raw.text)
     for writer in (_json, _splice, _round_trip):
         try:
-            text = writer(raw, parsed, edits, newline)
+            text = writer(raw, parsed, edits, newline, intended)
         except _FALLBACK_FAILURES:
             continue
         if text is not None and reads_back(text, raw.text, intended, file):
@@ -40,20 +41,23 @@ def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str) ->
     return None
 
 
-def _json(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+def _json(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
+          intended: Any) -> str | None:
     from tfpolicy.yamlio.jsondoc import rewrite_json
 
     return rewrite_json(raw.text, edits, newline)
 
 
-def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
+            intended: Any) -> str | None:
     from tfpolicy.yamlio.splice import splice
 
     assert parsed.node is not None
-    return splice(raw.text, parsed.node, edits, newline, apply_edits(parsed.data, edits))
+    return splice(raw.text, parsed.node, edits, newline, intended)
 
 
-def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str) -> str | None:
+def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
+                intended: Any) -> str | None:
     from tfpolicy.yamlio.rt import rewrite
 
     assert parsed.node is not None
@@ -64,16 +68,12 @@ def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
     """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``."""
     if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
         return False  # the next document's "---" would join its last line
-    if len(split_documents(text)) != 1 or _marked(original) != _marked(text):
-        return False  # a lost "---" would join this document to the one before
+    if len(_MARKERS.findall(text)) != len(_MARKERS.findall(original)):
+        return False  # a lost "---" joins this document to the one before; a new one splits it
     try:
         return same(parse_document(text, file=file).data, intended)
     except TfpolicyError:
         return False
-
-
-def _marked(text: str) -> bool:
-    return _START.search(text) is not None
 
 
 def same(a: Any, b: Any) -> bool:
