@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tfpolicy.admission import Found, operator_objects, webhook_config, webhook_traps
@@ -10,6 +12,7 @@ from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import parse_indices
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpu import CHART_MIG_RESOURCES, GpuResources, Provider
+from tfpolicy.inventory import settings_from_values
 from tfpolicy.plan.admission_report import safe_file_name
 
 A = "tensor-fusion.ai/"
@@ -32,18 +35,21 @@ def test_no_provider_falls_back_for_detection_only() -> None:
 
 
 def test_helm_values_read() -> None:
-    config = webhook_config({
+    values: dict[str, Any] = {
         "cluster": {"name": "prod", "pool": {"name": "a100"}},
         "controller": {"isolationModePolicy": "Static", "nvidiaOperatorProgressiveMigration": True,
                        "admissionWebhooks": {"failurePolicy": "Ignore"}},
         "providerConfigs": {"nvidia": {"inUseResourceNames": ["nvidia.com/gpu"]}},
         "schedulerConfig": {"profiles": [{"pluginConfig": [
             {"name": "GPUResourcesFit", "args": {"vramWeight": 0.5, "tflopsWeight": 0.5}}]}]},
-    })
+    }
+    config = webhook_config(values)
     assert [p.name for p in config.pools] == ["prod-a100"] and config.pools[0].is_default
     assert config.failure_policy == "Ignore" and config.progressive_migration
-    assert (config.scheduler.isolation_mode_policy, config.scheduler.vram_weight,
-            config.scheduler.max_worker_per_node) == ("static", 0.5, 256)
+    # the scheduler's part of the same values is read on the scheduler's side, once
+    settings = settings_from_values(values)
+    assert (settings.isolation_policy.value, settings.vram_weight, settings.progressive_migration
+            ) == ("Static", 500, True)
     assert "nvidia.com/mig-1g.5gb" not in config.resources
     assert webhook_config(None).pools[0].name == "tensor-fusion-shared"
     assert webhook_config({"cluster": {"enabled": False}}).pools == ()
@@ -52,13 +58,17 @@ def test_helm_values_read() -> None:
 @pytest.mark.parametrize("values", [
     {"controller": {"admissionWebhooks": {"failurePolicy": "Sometimes"}}},
     {"providerConfigs": {"nvidia": {"inUseResourceNames": "nvidia.com/gpu"}}},
-    {"schedulerConfig": {"profiles": [{"pluginConfig": [
-        {"name": "GPUResourcesFit", "args": {"vramWeight": float("nan")}}]}]}},
     {"cluster": {"name": 7}},
 ])
 def test_bad_helm_values(values: dict[str, object]) -> None:
     with pytest.raises(TfpolicyError):
         webhook_config(values)
+
+
+def test_bad_scheduler_weight_in_helm_values() -> None:
+    with pytest.raises(TfpolicyError):
+        settings_from_values({"schedulerConfig": {"profiles": [{"pluginConfig": [
+            {"name": "GPUResourcesFit", "args": {"vramWeight": float("nan")}}]}]}})
 
 
 def test_objects_read_and_merged() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from tfpolicy.policy import Settings, Stage
 from tfpolicy.stages import rightsize, rollback, takeover
-from tfpolicy.stages.common import Note, StageContext, bad_counts, gpu_usage
+from tfpolicy.stages.common import Note, StageContext, bad_counts, bad_names, gpu_usage
 from tfpolicy.stages.conflicts import conflicts
 
 TargetFn = Callable[
@@ -30,10 +30,12 @@ def run_stage(stage: Stage, original: dict[str, Any], settings: Settings,
               ctx: StageContext) -> tuple[dict[str, Any] | None, list[Note]]:
     """The stage's target for the original template, with what the user wrote that conflicts
     with it. A template whose GPU counts are not whole numbers (a placeholder, say) is
-    refused by every stage but rollback, which only gives back what was there."""
+    refused by every stage but rollback, which only gives back what was there; so is one
+    whose containers cannot be told apart by name."""
+    bad = bad_names(original)
     if stage is not Stage.ROLLBACK:
-        bad = bad_counts(original, gpu_usage(original, ctx.gpus))
-        if bad:
-            return None, bad
+        bad += bad_counts(original, gpu_usage(original, ctx.gpus))
+    if bad:
+        return None, bad
     target, notes = STAGES[stage](original, settings, ctx)
     return target, notes + (conflicts(target, ctx.gpus) if target is not None else [])

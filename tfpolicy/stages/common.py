@@ -111,6 +111,22 @@ def bad_counts(template: Any, usage: Usage) -> list[Note]:
     return notes
 
 
+def bad_names(template: Any) -> list[Note]:
+    """An error per container whose name is missing or repeats an earlier one: the API
+    server refuses such a pod, and the record and ``inject-container`` name containers."""
+    seen: set[str] = set()
+    notes = []
+    for index, container in enumerate(containers(template)):
+        name = container.get("name")
+        if not isinstance(name, str) or not name or name in seen:
+            what = "has no name" if not isinstance(name, str) or not name else "repeats a name"
+            path = ("spec", "containers", index, "name")
+            notes.append(Note(Severity.ERROR, "invalid-container-name",
+                              f"container {index} {what}: Kubernetes refuses the pod", path))
+        seen.add(str(name))
+    return notes
+
+
 def _count_message(resource: str, value: Any, container: str) -> str:
     shown = repr(value) if len(repr(value)) <= 32 else repr(value)[:29] + "..."
     where = f"{resource}: {shown} in container {container!r}"
