@@ -235,8 +235,8 @@ def main_container(rng: Random, rel: Release, gpu: dict[str, Node] | None) -> di
     }
 
 
-def sidecar(rng: Random) -> dict[str, Node]:
-    name, image, port = rng.choice(SIDECARS)
+def sidecar(entry: tuple[str, str, int]) -> dict[str, Node]:
+    name, image, port = entry
     return {
         "name": name, "image": image,
         "ports": [{"name": "metrics", "containerPort": port, "protocol": "TCP"}],
@@ -248,7 +248,8 @@ def pod_spec(rng: Random, rel: Release, component: str, restart: str | None) -> 
     """A pod template (metadata + spec); GPU or not by the chart's share."""
     gpu = gpu_limits(rng) if rng.random() < rel.chart.gpu_share else None
     containers = [main_container(rng, rel, gpu)]
-    containers += [sidecar(rng) for _ in range(rng.choice((0, 0, 1, 1, 2)))]
+    # distinct sidecars: the API server refuses two containers of one name
+    containers += [sidecar(e) for e in rng.sample(SIDECARS, rng.choice((0, 0, 1, 1, 2)))]
     spec: dict[str, Node] = {"serviceAccountName": rel.name}
     if restart:
         spec["restartPolicy"] = restart
