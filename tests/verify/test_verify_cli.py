@@ -172,3 +172,12 @@ def test_live_kubectl_failure_is_exit_2(tmp_path: Path) -> None:
 def test_live_without_kubectl_is_exit_2(tmp_path: Path) -> None:
     done = _run(*_verify("--live"), path=str(tmp_path))
     assert done.returncode == 2 and "kubectl is not on PATH" in done.stderr
+
+
+def test_example_snapshot_is_what_its_builder_writes(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(HERE / "build_example.py"),
+                           str(tmp_path / "built.yaml")], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "built.yaml").read_text(encoding="utf-8") == (
+        ROOT / "examples" / "cluster" / "after-takeover.yaml").read_text(encoding="utf-8")
