@@ -197,6 +197,47 @@ def clean() -> list[dict[str, Any]]:
             replicaset(OLD, 1, 0, False), replicaset(NEW, 2, 2, True), *operator([0, 1, 2])]
 
 
+def rightsized(item: dict[str, Any], tflops: str = "30", vram: str = "8Gi") -> dict[str, Any]:
+    """A pod under ``rightsize-example``: soft isolation, a share of a card."""
+    item["metadata"]["annotations"].update({
+        "tensor-fusion.ai/isolation": "soft", "tensor-fusion.ai/tflops-request": tflops,
+        "tensor-fusion.ai/tflops-limit": str(2 * int(tflops)),
+        "tensor-fusion.ai/vram-request": vram, "tensor-fusion.ai/vram-limit": "16Gi"})
+    return item
+
+
+def shared_gpu(free_tflops: str, free_vram: str) -> dict[str, Any]:
+    item = gpu(0, False)
+    item["status"]["available"] = {"tflops": free_tflops, "vram": free_vram}
+    item["status"]["activeIsolationMode"] = "soft"
+    return item
+
+
+def device_plugin_gpu(index: int) -> dict[str, Any]:
+    item = gpu(index, False)
+    item["status"]["usedBy"] = "nvidia-device-plugin"
+    return item
+
+
+def insufficient_tflops() -> list[dict[str, Any]]:
+    """Step 08 of rightsize-example: GPU 0 is the only TensorFusion GPU left and a pod of
+    another team takes 240 TFLOPS of it, so the second vllm pod cannot get its 30."""
+    other = rightsized(pod("notebook-7", "notebook", ("ReplicaSet", "notebook-5c6d7e8f9"),
+                           tf=True, gpu_index=0), tflops="240", vram="52Gi")
+    other["metadata"]["namespace"] = "research"
+    waiting = rightsized(pod(f"{NEW}-q7w4z", "vllm", ("ReplicaSet", NEW), tf=True,
+                             gpu_index=None, phase="Pending"))
+    return [rightsized(pod(f"{NEW}-k2x9p", "vllm", ("ReplicaSet", NEW), tf=True, gpu_index=0)),
+            waiting, rightsized(pod("trainer-0", "trainer", TRAINER, tf=True, gpu_index=0)),
+            other, replicaset(OLD, 1, 0, False), replicaset(NEW, 2, 2, True),
+            gpupool(), gpunode(1), shared_gpu("12", "12288Mi"),
+            *(device_plugin_gpu(i) for i in (1, 2, 3)),
+            event("Pod", "ml-serving", f"{NEW}-q7w4z", "GPUQuotaOrCapacityNotEnough",
+                  "TensorFusion schedule failed, no enough resource or quotas: no gpus "
+                  f"available or valid in pool {POOL} after filtering",
+                  "tensor-fusion-scheduler")]
+
+
 def scenarios() -> dict[str, list[dict[str, Any]]]:
     found = {"clean": clean()}
     pending = clean()
@@ -234,6 +275,7 @@ def scenarios() -> dict[str, list[dict[str, Any]]]:
         item["metadata"]["labels"]["tensor-fusion.ai/enabled"] = "true"
         item["metadata"]["annotations"]["tensor-fusion.ai/isolation"] = "shared"
     found["no-operator"] = no_operator
+    found["insufficient-tflops"] = insufficient_tflops()
     return found
 
 
