@@ -181,3 +181,19 @@ def test_example_snapshot_is_what_its_builder_writes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "built.yaml").read_text(encoding="utf-8") == (
         ROOT / "examples" / "cluster" / "after-takeover.yaml").read_text(encoding="utf-8")
+
+
+def test_a_finished_pod_counts_but_holds_no_gpu(tmp_path: Path) -> None:
+    docs = yaml.safe_load((SNAPSHOTS / "clean.yaml").read_text(encoding="utf-8"))
+    trainer = next(i for i in docs["items"] if i["metadata"]["name"] == "trainer-0")
+    trainer["status"]["phase"] = "Succeeded"
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(docs))
+    done = _run(*_verify("--cluster", str(tmp_path / "snap.yaml"), "--format", "json"))
+    report = json.loads(done.stdout)
+    trainer_result = report["workloads"][1]
+    assert trainer_result["tensorFusionPods"] == {"expected": 1, "seen": 1}
+    assert trainer_result["verdict"] == "ready"
+    # its GPU still shows taken while the pod no longer holds it: the ledger disagrees
+    assert report["verdict"] == "stop" and done.returncode == 1
+    off = [g for g in report["gpus"] if g["verdict"] == "stop"]
+    assert [g["expected"]["vramMiB"] for g in off] == [81920]

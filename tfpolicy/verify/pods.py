@@ -33,6 +33,7 @@ class PodState:
     gpu_ids: tuple[str, ...]
     active: bool  # not terminating and not finished: it holds its GPUs
     problem: Problem | None
+    done: bool = False  # Succeeded: it ran (a Job's pod) and holds no GPU any more
 
 
 def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodState:
@@ -46,7 +47,7 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     problem = None if terminating else _problem(pod, phase, labelled, ids, events)
     # Labelled but never mutated, the pod runs on the device plugin: it is no TensorFusion pod.
     tf = labelled and not _missing_marks(pod)
-    return PodState(name, tf, ids, active, problem)
+    return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating)
 
 
 def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],

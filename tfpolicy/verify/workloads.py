@@ -70,7 +70,7 @@ def _workload_of(pod: Mapping[str, Any], expected: tuple[Expected, ...],
 
 def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
             events: Events) -> WorkloadResult:
-    live = [p for p in pods if p.active]
+    live = [p for p in pods if p.active or p.done]  # a finished Job's pods count as taken over
     tf = sum(p.tensor_fusion for p in live)
     problems = [p.problem for p in pods if p.problem is not None]
     problems += _rejections(expected, snapshot, events)
