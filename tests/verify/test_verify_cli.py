@@ -103,8 +103,21 @@ def test_unreadable_gpu_quantity_is_exit_2(tmp_path: Path) -> None:
     gpu["status"]["available"]["tflops"] = "lots"
     (tmp_path / "snap.yaml").write_text(yaml.safe_dump(docs))
     done = _run(*_verify("--cluster", str(tmp_path / "snap.yaml")))
-    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stdout == ""
+    assert done.stderr.startswith(f"{tmp_path / 'snap.yaml'}: error: not a quantity")
     assert "status.available.tflops" in done.stderr and "lots" not in done.stderr
+
+
+def test_unreadable_request_of_a_pod_is_exit_2(tmp_path: Path) -> None:
+    docs = yaml.safe_load((SNAPSHOTS / "insufficient-tflops.yaml").read_text(encoding="utf-8"))
+    other = next(i for i in docs["items"] if i["metadata"]["name"] == "notebook-7")
+    other["metadata"]["annotations"]["tensor-fusion.ai/vram-request"] = "1e999999"
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump(docs))
+    done = subprocess.run([sys.executable, "-m", "tfpolicy.cli", "verify", "-p",
+                           "rightsize-example", MANIFESTS, "--cluster", str(tmp_path / "snap.yaml")],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "Pod research/notebook-7 tensor-fusion.ai/vram-request" in done.stderr
 
 
 @pytest.mark.parametrize(("extra", "message"), [

@@ -12,7 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfpolicy.admission.keys import PERCENT_REQUEST as _PERCENT_REQUEST
+from tfpolicy.admission.keys import TFLOPS_REQUEST as _TFLOPS_REQUEST
+from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.inventory.fields import tflops_of, vram_of
 
 KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool")
 _TF_GROUP = "tensor-fusion.ai/"
@@ -81,6 +85,27 @@ def _check(item: Mapping[str, Any], file: str) -> None:
         if not isinstance(item.get(part) or {}, Mapping):
             raise TfpolicyError(f"{item.get('kind')} {meta['name']}: {part} is not a mapping",
                                 file=file)
+    try:
+        _check_quantities(item)
+    except TfpolicyError as exc:
+        raise exc.located(file) from None
+
+
+def _check_quantities(item: Mapping[str, Any]) -> None:
+    """The numbers the GPU ledger reads, checked here so an error names the file."""
+    if item.get("kind") == "GPU":
+        status = item.get("status") or {}
+        for part in ("capacity", "available"):
+            values = status.get(part) or {}
+            if not isinstance(values, Mapping):
+                raise TfpolicyError(f"GPU {name_of(item)}: status.{part} is not a mapping")
+            tflops_of(values.get("tflops", "0"), f"GPU {name_of(item)} status.{part}.tflops")
+            vram_of(values.get("vram", "0"), f"GPU {name_of(item)} status.{part}.vram")
+    if item.get("kind") == "Pod":
+        notes, where = meta(item, "annotations"), f"Pod {namespace_of(item)}/{name_of(item)}"
+        tflops_of(notes.get(_TFLOPS_REQUEST, "0"), f"{where} {_TFLOPS_REQUEST}")
+        vram_of(notes.get(_VRAM_REQUEST, "0"), f"{where} {_VRAM_REQUEST}")
+        tflops_of(notes.get(_PERCENT_REQUEST, "0"), f"{where} {_PERCENT_REQUEST}")
 
 
 def _order(item: Mapping[str, Any]) -> tuple[str, str]:
