@@ -238,6 +238,20 @@ def insufficient_tflops() -> list[dict[str, Any]]:
                   "tensor-fusion-scheduler")]
 
 
+def capped() -> list[dict[str, Any]]:
+    """Step 01 takeover-1: the new revision runs one TensorFusion pod and, over the
+    enabled-replicas cap, one pod the webhook admitted unmutated (native)."""
+    native = pod(f"{NEW}-q7w4z", "vllm", ("ReplicaSet", NEW), tf=False, gpu_index=None)
+    native["metadata"]["labels"]["tensor-fusion.ai/enabled"] = "true"
+    for item in (native,):
+        item["metadata"]["annotations"].update({"tensor-fusion.ai/isolation": "shared",
+                                                "tensor-fusion.ai/enabled-replicas": "1"})
+    items = clean()
+    items[1] = native
+    items[-3] = device_plugin_gpu(1)  # the native pod's card, held by the device plugin
+    return items
+
+
 def scenarios() -> dict[str, list[dict[str, Any]]]:
     found = {"clean": clean()}
     pending = clean()
@@ -276,6 +290,7 @@ def scenarios() -> dict[str, list[dict[str, Any]]]:
         item["metadata"]["annotations"]["tensor-fusion.ai/isolation"] = "shared"
     found["no-operator"] = no_operator
     found["insufficient-tflops"] = insufficient_tflops()
+    found["capped"] = capped()
     return found
 
 

@@ -34,6 +34,7 @@ class PodState:
     active: bool  # not terminating and not finished: it holds its GPUs
     problem: Problem | None
     done: bool = False  # Succeeded: it ran (a Job's pod) and holds no GPU any more
+    unmutated: bool = False  # labelled tensor-fusion.ai/enabled, yet without the webhook's marks
 
 
 def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodState:
@@ -43,19 +44,18 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     phase = str((pod.get("status") or {}).get("phase") or "Pending")
     terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
     active = not terminating and phase not in ("Succeeded", "Failed")
-    labelled = labels.get(ENABLED) == "true"
-    problem = None if terminating else _problem(pod, phase, labelled, ids, events)
     # Labelled but never mutated, the pod runs on the device plugin: it is no TensorFusion pod.
-    tf = labelled and not _missing_marks(pod)
-    return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating)
+    # That is right over an enabled-replicas cap (§2.3), wrong otherwise: the workload decides.
+    unmutated = labels.get(ENABLED) == "true" and bool(missing_marks(pod))
+    tf = labels.get(ENABLED) == "true" and not unmutated
+    problem = None if terminating else _problem(pod, phase, tf, ids, events)
+    return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating,
+                    unmutated)
 
 
 def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],
              events: list[Mapping[str, Any]]) -> Problem | None:
     name = name_of(pod)
-    if tf and (missing := _missing_marks(pod)):
-        return Problem(Verdict.STOP, name, "labelled tensor-fusion.ai/enabled but the webhook "
-                       f"did not mutate it (missing {', '.join(missing)})")
     if phase == "Failed":
         return Problem(Verdict.STOP, name, f"Failed: {_status_reason(pod)}")
     if phase == "Pending":
@@ -70,7 +70,7 @@ def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],
     return None
 
 
-def _missing_marks(pod: Mapping[str, Any]) -> list[str]:
+def missing_marks(pod: Mapping[str, Any]) -> list[str]:
     notes = meta(pod, "annotations")
     missing = [k for k in WEBHOOK_MARKS if k not in notes]
     if COMPONENT not in meta(pod, "labels"):

@@ -74,6 +74,7 @@ def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
     tf = sum(p.tensor_fusion for p in live)
     problems = [p.problem for p in pods if p.problem is not None]
     problems += _rejections(expected, snapshot, events)
+    problems += _unmutated(expected, [p for p in live if p.unmutated])
     problems += _counts(expected, tf, len(live) - tf, problems)
     problems += _old_replicasets(expected, snapshot)
     return WorkloadResult(expected.key, expected.tensor_fusion, expected.native, tf,
@@ -93,6 +94,17 @@ def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[
                 found.append(Problem(Verdict.STOP, f"{kind}/{name}",
                                      f"pod creation rejected: {text}"))
     return found
+
+
+def _unmutated(expected: Expected, pods: list[PodState]) -> list[Problem]:
+    """Labelled pods the webhook let through unchanged, beyond those over the cap."""
+    if len(pods) <= expected.native:
+        return []
+    names = ", ".join(p.name for p in pods[:3]) + (", …" if len(pods) > 3 else "")
+    return [Problem(Verdict.STOP, expected.key,
+                    f"{len(pods)} pods labelled tensor-fusion.ai/enabled run without the "
+                    f"webhook's marks ({names}), the plan expects {expected.native} over the "
+                    "enabled-replicas cap: the webhook did not take them over")]
 
 
 def _creators(expected: Expected, snapshot: Snapshot) -> list[tuple[str, str]]:
@@ -122,8 +134,9 @@ def _counts(expected: Expected, tf: int, native: int, known: list[Problem]) -> l
 
 
 def _old_replicasets(expected: Expected, snapshot: Snapshot) -> list[Problem]:
-    """At 100 % only the newest revision may run pods (the old one is gone or at zero)."""
-    if expected.kind != "Deployment" or not expected.complete:
+    """Only the newest revision may run pods (the old one is gone or at zero): at 100 %, and
+    under a cap too, where the new revision holds both the taken-over and the native pods."""
+    if expected.kind != "Deployment":
         return []
     sets = sorted(_replicasets(expected, snapshot), key=_revision)
     found = []
