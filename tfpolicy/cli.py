@@ -21,6 +21,7 @@ from tfpolicy.commands.krm import krm
 from tfpolicy.commands.kustomize import kustomize
 from tfpolicy.commands.plan import plan
 from tfpolicy.commands.validate import validate
+from tfpolicy.commands.verify import verify_command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.policy import PolicyInvalid
 from tfpolicy.render import text as render_text
@@ -29,6 +30,7 @@ COMMANDS: dict[str, click.Command] = {
     "apply": apply, "check": check, "fix": fix, "validate": validate,
     "krm": krm, "kustomize": kustomize, "argocd": argocd,
     "admission": admission, "plan": plan,
+    "verify": verify_command,
 }
 
 

@@ -1,0 +1,138 @@
+"""``tfpolicy verify``: the live cluster against one step of the plan (issue 15).
+
+Reads everything first (policies, manifests, inventory, the cluster
+snapshot) so bad input exits 2; then compares, per workload and per GPU,
+what the step should have produced with what the cluster shows. ``--live``
+runs ``kubectl get`` itself (no other client). Exit 0 ready, 1 wait or
+stop, 2 unusable input.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import click
+
+from tfpolicy import yamlio
+from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
+from tfpolicy.commands.plan import _policy_documents, _scheduler_settings, read_inventory
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.inventory import load_inventory
+from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities, parse_ladder
+from tfpolicy.scheduler import Inventory
+from tfpolicy.sources import MAX_FILE_BYTES, read_text
+from tfpolicy.verify import Snapshot, Verdict, snapshot_of, verify
+from tfpolicy.verify.render import as_json, as_text
+
+_DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
+# What `--live` asks for: the workloads' side, then the operator's (its CRDs may be absent,
+# which kubectl reports as a missing resource type; the group keeps other GPU CRDs out).
+WORKLOAD_KINDS = "pods,replicasets,events"
+OPERATOR_KINDS = "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai"
+_NO_TYPE = "the server doesn't have a resource type"
+_KUBECTL_SECONDS = 120
+
+
+@click.command()
+@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
+              help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
+@click.option("--inventory", type=click.Path(dir_okay=False),
+              help="GPU inventory before the migration; default: the snapshot's GPU objects.")
+@click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
+@click.option("--namespaces", type=click.Path(dir_okay=False),
+              help="Namespace objects whose labels namespaceSelector reads.")
+@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
+              metavar="FILE", help=OPERATOR_HELP)
+@click.option("-n", "--namespace", default="default", show_default=True,
+              help="Namespace for manifests that name none.")
+@click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
+              help="The enabledReplicas ladder, as given to `tfpolicy plan`.")
+@click.option("--step", type=click.IntRange(min=1), default=None,
+              help="The plan step just rolled out [default: the last one].")
+@click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
+              help="`kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml` "
+                   "output (repeatable, - for stdin).")
+@click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot.")
+@click.option("--context", default=None, help="The kubeconfig context for --live.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.argument("paths", nargs=-1, type=click.Path())
+def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
+                   namespaces: str | None, operator: tuple[str, ...], namespace: str, steps: str,
+                   step: int | None, snapshots: tuple[str, ...], live: bool,
+                   context: str | None, fmt: str, paths: tuple[str, ...]) -> int:
+    """Check that the last plan step took effect in the cluster: ready, wait or stop."""
+    ladder = parse_ladder(steps)
+    snapshot = _snapshot(snapshots, live, context, paths)
+    policy_docs, shown = _policy_documents(policies)
+    docs = read_documents(paths)
+    fleet = read_inventory(inventory) if inventory else _fleet(snapshot)
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
+                              admission_pools(fleet) if fleet.pools else None,
+                              model_capacities(fleet))
+    given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
+                      _scheduler_settings(values))
+    report = verify(given, step, snapshot)
+    sys.stdout.write(as_json(report) if fmt == "json" else as_text(report))
+    return ExitCode.OK if report.verdict is Verdict.READY else ExitCode.FINDINGS
+
+
+def _snapshot(files: tuple[str, ...], live: bool, context: str | None,
+              paths: tuple[str, ...]) -> Snapshot:
+    if live == bool(files):
+        raise TfpolicyError("give the cluster either as --cluster SNAPSHOT… or as --live")
+    if context is not None and not live:
+        raise TfpolicyError("--context goes with --live")
+    if "-" in files and ("-" in paths or not paths):
+        raise TfpolicyError("stdin can be read once: not both the snapshot and the manifests")
+    if live:
+        return snapshot_of(_kubectl(context))
+    found: list[tuple[str, Any]] = []
+    for file in files:
+        shown = "<stdin>" if file == "-" else file
+        found.extend((shown, doc) for doc in yamlio.load_all(read_text(file), file=shown))
+    return snapshot_of(found)
+
+
+def _fleet(snapshot: Snapshot) -> Inventory:
+    """The snapshot's pools, nodes and GPUs; none when the operator is not installed."""
+    if not snapshot.operator_installed:
+        return Inventory.build([], [])
+    try:
+        return load_inventory(list(snapshot.operator_objects()))
+    except TfpolicyError as exc:
+        raise exc.located("--cluster") from None
+
+
+def _kubectl(context: str | None) -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    for kinds in (WORKLOAD_KINDS, OPERATOR_KINDS):
+        text = _run_kubectl(context, kinds)
+        shown = f"<kubectl get {kinds}>"
+        found.extend((shown, doc) for doc in yamlio.load_all(text, file=shown))
+    return found
+
+
+def _run_kubectl(context: str | None, kinds: str) -> str:
+    program = shutil.which("kubectl")
+    if program is None:
+        raise TfpolicyError("--live: kubectl is not on PATH")
+    argv = [program, *(["--context", context] if context else []), "get", kinds, "-A",
+            "-o", "yaml"]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=_KUBECTL_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TfpolicyError(f"--live: kubectl get {kinds} did not run: {exc}") from None
+    error = done.stderr.decode("utf-8", "replace").strip()
+    if done.returncode != 0 and kinds == OPERATOR_KINDS and _NO_TYPE in error:
+        return ""  # the operator's CRDs are not installed: the report says so
+    if done.returncode != 0:
+        last = error.splitlines()[-1][:200] if error else "no message"
+        raise TfpolicyError(f"--live: kubectl get {kinds} failed ({done.returncode}): {last}")
+    if len(done.stdout) > MAX_FILE_BYTES:
+        raise TfpolicyError(f"--live: kubectl get {kinds} printed more than "
+                            f"{MAX_FILE_BYTES:,} bytes")
+    return yamlio.decode(done.stdout, f"<kubectl get {kinds}>")

@@ -1,0 +1,45 @@
+"""``tfpolicy verify``'s core: the live cluster against one step of the plan (issue 15).
+
+Pure: the plan's input, a step number and a :class:`Snapshot` in; a
+:class:`Report` out, with a verdict per workload, per GPU and for the step
+(ready / wait / stop). Entry points: :func:`verify`, :func:`snapshot_of`;
+:mod:`tfpolicy.verify.render` prints a report as text or JSON.
+"""
+
+from __future__ import annotations
+
+from tfpolicy.plan import PlanInput, Step
+from tfpolicy.verify.diagnose import explain_pending, gpu_pools
+from tfpolicy.verify.expect import Expected, StepPlan, expect
+from tfpolicy.verify.gpus import check_gpus
+from tfpolicy.verify.records import GpuResult, Problem, Report, Verdict, WorkloadResult
+from tfpolicy.verify.snapshot import Snapshot, snapshot_of
+from tfpolicy.verify.workloads import check_workloads
+
+__all__ = ["Expected", "GpuResult", "Problem", "Report", "Snapshot", "StepPlan", "Verdict",
+           "WorkloadResult", "rollback_of", "snapshot_of", "verify"]
+
+NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
+               "GPUNode or GPU object (install the chart before the takeover step)")
+
+
+def verify(given: PlanInput, step: int | None, snapshot: Snapshot) -> Report:
+    planned = expect(given, step)
+    workloads, states = check_workloads(planned.workloads, snapshot)
+    requests = {e.key: e.request for e in planned.workloads}
+    gpus = check_gpus(snapshot, states, requests)
+    pools = gpu_pools(snapshot.of("GPU"))
+    workloads = tuple(explain_pending(w, requests.get(w.workload), gpus, pools)
+                      for w in workloads)
+    cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
+                                                              NO_OPERATOR),)
+    shown = f"{planned.step.number:02d} {planned.step.name}"
+    return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster)
+
+
+def rollback_of(previous: Step | None) -> str:
+    """The policy that undoes the step: the previous step's, or the built-in rollback."""
+    if previous is None:
+        return "-p rollback (the built-in rollback policy: every pod back to the device plugin)"
+    return (f"the policy of step {previous.number:02d} ({previous.name}): "
+            f"{previous.number:02d}-{previous.name}.yaml from `tfpolicy plan --emit-policies`")

@@ -1,0 +1,57 @@
+"""Why a Pending TensorFusion pod does not fit: its request against the freest GPU of its pool.
+
+The scheduler's FitError only says that no GPU passed the filters; the
+snapshot's GPUs say which resource ran short (the ResourceFilter compares
+``available`` with the per-GPU request, reference §5.2 step 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from tfpolicy.scheduler import Isolation, PodRequest
+from tfpolicy.verify.records import GpuResult, Problem, Verdict, WorkloadResult
+
+_GPUPOOL_LABEL = "tensor-fusion.ai/gpupool"
+
+
+def explain_pending(result: WorkloadResult, request: PodRequest | None,
+                    gpus: tuple[GpuResult, ...], pools: Mapping[str, str]) -> WorkloadResult:
+    """Adds the shortfall to a workload whose pods are Pending and Unschedulable."""
+    stuck = any(p.verdict is Verdict.STOP and "Unschedulable" in p.message
+                for p in result.problems)
+    if not stuck or request is None or request.isolation is Isolation.SHARED:
+        return result
+    mine = [g for g in gpus if g.name in pools and request.pool in (None, pools[g.name])]
+    if not mine:
+        return result
+    best = max(mine, key=lambda g: (g.tflops, g.vram))
+    short = [what for what, ask, has in (("TFLOPS", request.tflops_request, best.tflops),
+                                         ("VRAM", request.vram_request, best.vram)) if ask > has]
+    if not short:
+        return result
+    message = (f"each pod asks {_t(request.tflops_request)} TFLOPS and {request.vram_request} "
+               f"MiB per GPU; the freest GPU ({best.name}) has {_t(best.tflops)} TFLOPS and "
+               f"{best.vram} MiB: insufficient {' and '.join(short)}")
+    return replace(result, problems=(*result.problems,
+                                     Problem(Verdict.STOP, result.workload, message)))
+
+
+def gpu_pools(gpus: tuple[Mapping[str, Any], ...]) -> dict[str, str]:
+    """GPU name → pool, for the GPUs the allocator may use: Running and not held by another
+    system such as the device plugin (§5.2 step 3)."""
+    found = {}
+    for gpu in gpus:
+        status = gpu.get("status") or {}
+        if status.get("phase") == "Running" and status.get("usedBy") in (None, "",
+                                                                         "tensor-fusion"):
+            labels = (gpu.get("metadata") or {}).get("labels") or {}
+            found[str(gpu["metadata"]["name"])] = str(labels.get(_GPUPOOL_LABEL, ""))
+    return found
+
+
+def _t(milli: int) -> str:
+    whole, rest = divmod(milli, 1000)
+    return f"{whole}" if not rest else f"{whole}.{rest:03d}".rstrip("0")

@@ -1,0 +1,78 @@
+"""What one plan step should leave in the cluster, per workload (DESIGN §4 "Plan").
+
+The step's templates come from the plan's own pieces (the step's policy
+documents through the engine, then the webhook simulation), so ``verify``
+expects exactly what ``plan`` proved: how many pods of each workload are
+TensorFusion pods, how many stay native, and what each TensorFusion pod
+reserves per GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tfpolicy.admission import WebhookConfig
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.plan import Document, PlanInput, Rung, Step, plan_steps, step_documents
+from tfpolicy.plan.ladder import policy_set
+from tfpolicy.plan.pods import unit_pods
+from tfpolicy.plan.simulate import gpu_units
+from tfpolicy.plan.templates import step_templates
+from tfpolicy.scheduler import Inventory, PodKind, PodRequest
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """One workload (the plan's unit) after the step."""
+
+    key: str
+    kind: str
+    namespace: str
+    name: str
+    replicas: int
+    tensor_fusion: int
+    native: int
+    request: PodRequest | None  # what each TensorFusion pod reserves, per GPU
+    error: str = ""  # the webhook rejects its pods
+
+    @property
+    def complete(self) -> bool:
+        """Every pod is taken over: the step is at 100 % for this workload."""
+        return self.tensor_fusion == self.replicas and self.replicas > 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepPlan:
+    step: Step
+    previous: Step | None  # the step to go back to; None: before the first step
+    workloads: tuple[Expected, ...]
+
+
+def expect(given: PlanInput, number: int | None) -> StepPlan:
+    """The expectations of step ``number`` (default: the last step of the ladder)."""
+    policies = [dict(p) for p in given.policies]
+    steps = plan_steps(policies, given.ladder)
+    index = len(steps) if number is None else number
+    if not 1 <= index <= len(steps):
+        raise TfpolicyError(f"--step: {number} is not a step of this plan (1 to {len(steps)})")
+    step = steps[index - 1]
+    documents = step_documents(policies, step)
+    found = policy_set(documents, given.file, given.webhook.resources)
+    docs = list(given.documents)
+    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given)
+    templates, _ = step_templates(docs, units, found, given.namespace)
+    workloads = []
+    for unit in units:
+        pods = unit_pods(unit, templates[unit.key], step.number, given.webhook)
+        request = next((p for p in pods.pods if p.kind is PodKind.TENSOR_FUSION), None)
+        workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
+                                  pods.tensor_fusion, pods.native, request, pods.error))
+    return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
+
+
+def plan_input(docs: list[Document], policies: list[Mapping[str, Any]], inventory: Inventory,
+               webhook: WebhookConfig, ladder: tuple[Rung, ...], namespace: str,
+               shown: str) -> PlanInput:
+    return PlanInput(tuple(docs), tuple(policies), inventory, webhook, ladder, namespace, shown)

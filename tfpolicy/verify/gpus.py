@@ -1,0 +1,103 @@
+"""Per GPU: what ``GPU.status.available`` reports against the plan's ledger (reference §5.4).
+
+The cluster's scheduler chose the GPUs (the pod's ``gpu-ids``); on each, a
+pod's commit takes its per-GPU request, a ``shared`` pod the whole card
+(available 0/0), and a percent request ``percent × capacity / 100`` truncated
+to whole TFLOPS (§5.2 ResourceFilter). The request is the plan's for the
+workload; a pod the manifests do not cover counts with its own annotations.
+The operator writes ``available`` every 10 s, hence a tolerance.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tfpolicy.admission.keys import ISOLATION, PERCENT_REQUEST, TFLOPS_REQUEST, VRAM_REQUEST
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.inventory.fields import tflops_of, vram_of
+from tfpolicy.quantity import QuantityError, milli
+from tfpolicy.scheduler import Isolation, PodRequest
+from tfpolicy.verify.pods import PodState
+from tfpolicy.verify.records import GpuResult, Problem, Verdict
+from tfpolicy.verify.snapshot import Snapshot, meta, name_of, namespace_of
+
+TFLOPS_TOLERANCE = 1000  # milli-TFLOPS: one TFLOPS
+VRAM_TOLERANCE = 256  # MiB
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """What one pod takes from each of its GPUs."""
+
+    tflops: int = 0  # milli-TFLOPS
+    percent: int = 0  # milli-percent
+    vram: int = 0  # MiB
+    whole: bool = False
+
+
+def check_gpus(snapshot: Snapshot, states: Mapping[str, tuple[PodState, str]],
+               requests: Mapping[str, PodRequest | None]) -> tuple[GpuResult, ...]:
+    pods = {f"{namespace_of(p)}/{name_of(p)}": p for p in snapshot.of("Pod")}
+    on_gpu: dict[str, list[tuple[str, Take]]] = defaultdict(list)
+    for key, (state, workload) in sorted(states.items()):
+        if state.active and state.tensor_fusion:
+            take = _take(requests.get(workload), pods[key])
+            for gpu in state.gpu_ids:
+                on_gpu[gpu].append((key, take))
+    return tuple(_gpu(gpu, on_gpu.get(name_of(gpu), [])) for gpu in snapshot.of("GPU"))
+
+
+def _take(request: PodRequest | None, pod: Mapping[str, Any]) -> Take:
+    if request is not None:
+        return Take(request.tflops_request, request.percent_request, request.vram_request,
+                    request.isolation is Isolation.SHARED)
+    notes = meta(pod, "annotations")
+    where = f"Pod {namespace_of(pod)}/{name_of(pod)}"
+    return Take(int(tflops_of(notes.get(TFLOPS_REQUEST, "0"), f"{where} {TFLOPS_REQUEST}")),
+                _percent(notes.get(PERCENT_REQUEST, "0"), where),
+                int(vram_of(notes.get(VRAM_REQUEST, "0"), f"{where} {VRAM_REQUEST}")),
+                notes.get(ISOLATION) == "shared")
+
+
+def _percent(value: Any, where: str) -> int:
+    try:
+        return milli(str(value))
+    except (QuantityError, ValueError):
+        raise TfpolicyError(f"{where}: {PERCENT_REQUEST} is not a quantity") from None
+
+
+def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
+    status = gpu.get("status") or {}
+    name = name_of(gpu)
+    capacity, available = status.get("capacity") or {}, status.get("available") or {}
+    cap_t = int(tflops_of(capacity.get("tflops", "0"), f"GPU {name} status.capacity.tflops"))
+    cap_v = int(vram_of(capacity.get("vram", "0"), f"GPU {name} status.capacity.vram"))
+    has_t = int(tflops_of(available.get("tflops", "0"), f"GPU {name} status.available.tflops"))
+    has_v = int(vram_of(available.get("vram", "0"), f"GPU {name} status.available.vram"))
+    want_t, want_v = _left(cap_t, cap_v, [t for _, t in takes])
+    node = str((status.get("nodeSelector") or {}).get("kubernetes.io/hostname", ""))
+    result = GpuResult(name, node, has_t, has_v, want_t, want_v, tuple(k for k, _ in takes))
+    off = abs(has_t - want_t) > TFLOPS_TOLERANCE or abs(has_v - want_v) > VRAM_TOLERANCE
+    if not off or status.get("usedBy") not in (None, "", "tensor-fusion"):
+        return result  # a device-plugin GPU is outside the TensorFusion ledger
+    message = (f"reports {_tflops(has_t)} TFLOPS, {has_v} MiB available; the plan leaves "
+               f"{_tflops(want_t)} TFLOPS, {want_v} MiB")
+    return replace(result, problem=Problem(Verdict.STOP, f"GPU/{name}", message))
+
+
+def _left(tflops: int, vram: int, takes: list[Take]) -> tuple[int, int]:
+    for take in takes:
+        if take.whole:
+            return 0, 0
+        by_percent = take.percent * tflops // 100_000 // 1000 * 1000
+        tflops -= take.tflops or by_percent
+        vram -= take.vram
+    return max(tflops, 0), max(vram, 0)
+
+
+def _tflops(value: int) -> str:
+    whole, rest = divmod(value, 1000)
+    return f"{whole}" if not rest else f"{whole}.{rest:03d}".rstrip("0")

@@ -1,0 +1,70 @@
+"""What ``verify`` reports: a verdict per workload, per GPU and for the step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Verdict(IntEnum):
+    """Ordered: the step's verdict is the worst of its parts."""
+
+    READY = 0  # the step took effect: go on with the next one
+    WAIT = 1  # the rollout is still under way: verify again later
+    STOP = 2  # something went wrong: roll back
+
+    @property
+    def word(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing the cluster shows that the plan did not expect."""
+
+    verdict: Verdict
+    subject: str  # a pod, a ReplicaSet, a GPU, or the workload itself
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadResult:
+    workload: str  # the plan's unit key, Kind/namespace/name[/template]
+    expected_tf: int
+    expected_native: int
+    seen_tf: int
+    seen_native: int
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def verdict(self) -> Verdict:
+        return max((p.verdict for p in self.problems), default=Verdict.READY)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuResult:
+    """One GPU: what it reports available, what the plan's requests leave (milli-TFLOPS, MiB)."""
+
+    name: str
+    node: str
+    tflops: int
+    vram: int
+    expected_tflops: int
+    expected_vram: int
+    pods: tuple[str, ...]
+    problem: Problem | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    step: str  # e.g. "04 takeover-100"
+    rollback: str  # the policy that undoes the step
+    workloads: tuple[WorkloadResult, ...]
+    gpus: tuple[GpuResult, ...]
+    cluster: tuple[Problem, ...] = ()  # problems of the cluster as a whole
+
+    @property
+    def verdict(self) -> Verdict:
+        parts = [w.verdict for w in self.workloads] + [p.verdict for p in self.cluster]
+        parts += [g.problem.verdict for g in self.gpus if g.problem is not None]
+        return max(parts, default=Verdict.READY)

@@ -1,0 +1,68 @@
+"""A verify report as text (for people) or JSON (the keys are the contract, docs/verify.md).
+
+Units in JSON: TFLOPS as decimal numbers (milli-TFLOPS / 1000), VRAM in
+MiB. Workloads keep the manifests' order, GPUs are sorted by name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tfpolicy.verify.records import GpuResult, Problem, Report, Verdict, WorkloadResult
+
+API_VERSION = "tfpolicy.dev/v1alpha1"
+_SAYS = {
+    Verdict.READY: "ready for the next step",
+    Verdict.WAIT: "wait: the rollout is in progress, verify again later",
+    Verdict.STOP: "stop: roll back",
+}
+
+
+def as_json(report: Report) -> str:
+    return json.dumps(report_dict(report), indent=2) + "\n"
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    stop = report.verdict is Verdict.STOP
+    return {"apiVersion": API_VERSION, "kind": "Verification", "step": report.step,
+            "verdict": report.verdict.word, "rollback": report.rollback if stop else None,
+            "cluster": [_problem(p) for p in report.cluster],
+            "workloads": [_workload(w) for w in report.workloads],
+            "gpus": [_gpu(g) for g in report.gpus]}
+
+
+def _workload(result: WorkloadResult) -> dict[str, Any]:
+    return {"workload": result.workload, "verdict": result.verdict.word,
+            "tensorFusionPods": {"expected": result.expected_tf, "seen": result.seen_tf},
+            "nativePods": {"expected": result.expected_native, "seen": result.seen_native},
+            "problems": [_problem(p) for p in result.problems]}
+
+
+def _gpu(gpu: GpuResult) -> dict[str, Any]:
+    return {"name": gpu.name, "node": gpu.node, "pods": list(gpu.pods),
+            "available": {"tflops": gpu.tflops / 1000, "vramMiB": gpu.vram},
+            "expected": {"tflops": gpu.expected_tflops / 1000, "vramMiB": gpu.expected_vram},
+            "verdict": (gpu.problem.verdict if gpu.problem else Verdict.READY).word}
+
+
+def _problem(problem: Problem) -> dict[str, str]:
+    return {"verdict": problem.verdict.word, "subject": problem.subject,
+            "message": problem.message}
+
+
+def as_text(report: Report) -> str:
+    lines = [f"verify step {report.step}: {_SAYS[report.verdict]}", ""]
+    lines += [f"cluster: {p.verdict.word}: {p.message}" for p in report.cluster]
+    for result in report.workloads:
+        lines.append(f"{result.workload}: {result.verdict.word} (TensorFusion pods "
+                     f"{result.seen_tf}/{result.expected_tf}, native {result.seen_native}/"
+                     f"{result.expected_native})")
+        lines += [f"  {p.verdict.word}: {p.subject}: {p.message}" for p in result.problems]
+    off = [g for g in report.gpus if g.problem is not None]
+    lines.append(f"GPUs: {len(report.gpus)} checked, {len(off)} disagree with the plan")
+    lines += [f"  {g.problem.verdict.word}: {g.problem.subject} on {g.node or '?'}: "
+              f"{g.problem.message}" for g in off if g.problem is not None]
+    if report.verdict is Verdict.STOP:
+        lines += ["", f"rollback: apply {report.rollback}"]
+    return "\n".join(lines) + "\n"
