@@ -27,6 +27,7 @@ from tfpolicy.scheduler import (
     Ledger,
     PodKind,
     SchedulerSettings,
+    StrategyType,
     Transition,
     place_pods,
     simulate_step,
@@ -48,6 +49,7 @@ class PlanInput:
     namespace: str = "default"
     file: str = "<plan>"  # shown as the policies' file in engine findings
     scheduler: SchedulerSettings | None = None  # None: the inventory's, else the chart's
+    concurrent: bool = True  # a step's workloads roll at once, as a GitOps sync applies them
 
 
 @dataclass
@@ -139,26 +141,44 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
             continue
-        old = state.pods[unit.key].pods
-        transitions.append(Transition(unit.key, unit.kind, unit.replicas, old, pods.pods,
+        old = state.pods[unit.key]
+        transitions.append(Transition(unit.key, unit.kind, unit.replicas, old.pods, pods.pods,
                                       unit.strategy))
-        state.templates[unit.key], state.pods[unit.key] = template, pods
+        state.templates[unit.key], state.pods[unit.key] = template, kept_pods(unit, old, pods)
     base = StepReport(step.number, step.name, step.stage, _rung(step), Status.FITS,
                       tuple(t.workload for t in transitions), _counts(state), (),
                       warnings=messages + _warnings(state), policies=tuple(documents))
-    return _simulate(base, transitions, tuple(rejected), allocator)
+    return _simulate(base, transitions, tuple(rejected), allocator, given.concurrent)
+
+
+def kept_pods(unit: Unit, old: UnitPods, new: UnitPods) -> UnitPods:
+    """What runs after the rollout: a StatefulSet keeps its ordinals below ``partition``
+    on the old template, and with `OnDelete` keeps every pod until someone deletes it."""
+    strategy = unit.strategy
+    if strategy is None or strategy.type not in (StrategyType.ORDERED, StrategyType.ON_DELETE):
+        return new
+    keep = len(old.pods) if strategy.type is StrategyType.ON_DELETE else strategy.partition
+    if keep == 0:
+        return new
+    pods = old.pods[:keep] + new.pods[keep:]
+    native = sum(p.kind is PodKind.DEVICE_PLUGIN for p in pods)
+    warning = (f"{unit.key}: updateStrategy OnDelete: its pods keep the old template until "
+               "they are deleted" if strategy.type is StrategyType.ON_DELETE else
+               f"{unit.key}: partition {keep}: ordinals below it keep the old template")
+    return replace(new, pods=pods, tensor_fusion=len(pods) - native, native=native,
+                   warnings=(*new.warnings, warning))
 
 
 def _simulate(base: StepReport, transitions: list[Transition], rejected: tuple[Misfit, ...],
-              allocator: FastAllocator) -> StepReport:
+              allocator: FastAllocator, concurrent: bool) -> StepReport:
     if rejected:
         return report_after(replace(base, status=Status.DOES_NOT_FIT, unschedulable=rejected),
                             allocator.ledger)
-    result = simulate_step(allocator, transitions)
-    if result.failure is None:
+    result = simulate_step(allocator, transitions, concurrent)
+    if result.fits:
         return report_after(base, allocator.ledger)
     return report_after(replace(base, status=Status.DOES_NOT_FIT,
-                                unschedulable=(failure_misfit(result.failure),)),
+                                unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
                         allocator.ledger)
 
 
