@@ -64,12 +64,14 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 @click.option("--rollout", type=click.Choice(["concurrent", "sequential"]), default="concurrent",
               show_default=True,
               help="Roll a step's workloads at once (as a GitOps sync does) or one by one.")
+@click.option("--consolidate/--no-consolidate", default=True, show_default=True,
+              help="After the last step, drain the nodes that can be emptied.")
 @click.option("--emit-policies", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write each step's policy file to DIR.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
          operator: tuple[str, ...], namespace: str, steps: str, fmt: str, rollout: str,
-         emit_policies: str | None, paths: tuple[str, ...]) -> int:
+         consolidate: bool, emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
     ladder = parse_ladder(steps)
     policy_docs, shown = _policy_documents(policies)
@@ -80,7 +82,8 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
                                     namespace, shown, _scheduler_settings(values),
-                                    concurrent=rollout == "concurrent"))
+                                    concurrent=rollout == "concurrent",
+                                    consolidate=consolidate))
     except TooManyPods as exc:
         raise _at_replicas(exc) from None
     if emit_policies is not None:

@@ -15,6 +15,7 @@ from typing import Any
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
@@ -29,6 +30,7 @@ from tfpolicy.scheduler import (
     SchedulerSettings,
     StrategyType,
     Transition,
+    consolidate,
     place_pods,
     simulate_step,
 )
@@ -50,6 +52,7 @@ class PlanInput:
     file: str = "<plan>"  # shown as the policies' file in engine findings
     scheduler: SchedulerSettings | None = None  # None: the inventory's, else the chart's
     concurrent: bool = True  # a step's workloads roll at once, as a GitOps sync applies them
+    consolidate: bool = True  # drain the nodes that can go once every step fits
 
 
 @dataclass
@@ -75,7 +78,13 @@ def run_plan(given: PlanInput) -> Plan:
         report = _step(step, docs, units, allocator, state, given)
         reports.append(report)
         stopped = not report.fits
-    return Plan(start, tuple(reports), summarize(start, reports, allocator.ledger))
+    summary = summarize(start, reports, allocator.ledger)
+    drained = None
+    if given.consolidate and not stopped:
+        daemons = frozenset(u.key for u in units if u.kind == "DaemonSet")
+        drained = consolidate(allocator, disruption_budgets(docs, units, given.namespace),
+                              daemons)
+    return Plan(start, tuple(reports), summary, drained)
 
 
 def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:

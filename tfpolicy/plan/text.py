@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tfpolicy.plan.records import Plan, Status, StepReport, Summary
-from tfpolicy.scheduler import PoolUsage, Usage
+from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024
 _SHOWN = 10
@@ -16,6 +16,7 @@ def as_text(plan: Plan) -> str:
         lines.extend(_step(step, seen))
         seen.update(step.warnings)
     lines.extend(_summary(plan.summary))
+    lines.extend(_consolidation(plan.consolidation))
     return "\n".join(lines) + "\n"
 
 
@@ -92,3 +93,24 @@ def _summary(s: Summary) -> list[str]:
 
 def _delta(saved: int) -> str:
     return f"${saved / 1e6:.2f} saved" if saved >= 0 else f"${-saved / 1e6:.2f} more"
+
+
+def _consolidation(c: Consolidation | None) -> list[str]:
+    if c is None:
+        return []
+    lines = ["", "consolidation (drain the nodes that can be emptied, PDB-aware):",
+             f"  nodes in use: {c.nodes_before} → {c.nodes_after} ({len(c.removed)} removable; "
+             f"lower bound {c.lower_bound})",
+             f"  frees {c.gpus_freed} GPUs, ${c.cost_freed / 1e6:.2f} per hour, "
+             f"with {c.evictions} evictions"]
+    if c.blocked_by_budget:
+        lines.append(f"  kept by a PodDisruptionBudget: {c.blocked_by_budget} nodes")
+    if c.removed:
+        lines.append(f"  removable: {capped(c.removed, _SHOWN)}")
+    return lines
+
+
+def capped(items: tuple[str, ...] | list[str], shown: int) -> str:
+    """The first ``shown`` items, then "… and N more" (JSON keeps all of them)."""
+    more = f", … and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more

@@ -171,8 +171,8 @@ class _WholeIndex:
 
     def _push(self, key: WholeKey, buckets: dict[int, list[tuple[str, int]]], node: str) -> None:
         model, vendor = key
-        if not self._ledger.native_ok(node):
-            return  # progressive migration: pushed again when its workers leave
+        if node in self._ledger.cordoned or not self._ledger.native_ok(node):
+            return  # pushed again when it is uncordoned or its workers leave
         free = sum(s.free_whole and (model is None or s.gpu.model == model)
                    and (vendor is None or s.gpu.vendor == vendor)
                    for s in self._ledger.node_gpus[node])
