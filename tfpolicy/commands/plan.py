@@ -9,7 +9,7 @@ exits 2 with nothing written; then runs the pure plan, prints it, and with
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,9 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
          consolidate: bool, emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
     ladder = parse_ladder(steps)
+    tell = _progress()
+    if tell is not None:
+        tell("reading")
     policy_docs, shown = _policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory)
@@ -83,13 +86,27 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
                                     namespace, shown, _scheduler_settings(values),
                                     concurrent=rollout == "concurrent",
-                                    consolidate=consolidate))
+                                    consolidate=consolidate, progress=tell))
     except TooManyPods as exc:
         raise _at_replicas(exc) from None
+    if tell is not None:
+        sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
     sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
     return ExitCode.OK if result.fits else ExitCode.FINDINGS
+
+
+def _progress() -> Callable[[str], None] | None:
+    """A one-line progress report on stderr, only when a person watches it."""
+    if not sys.stderr.isatty():
+        return None
+
+    def tell(what: str) -> None:
+        sys.stderr.write(f"\r\033[Kplan: {what}…")
+        sys.stderr.flush()
+
+    return tell
 
 
 def _scheduler_settings(values: str | None) -> SchedulerSettings | None:

@@ -8,7 +8,7 @@ fit (or whose pods the webhook rejects); later steps are reported not run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -53,6 +53,7 @@ class PlanInput:
     scheduler: SchedulerSettings | None = None  # None: the inventory's, else the chart's
     concurrent: bool = True  # a step's workloads roll at once, as a GitOps sync applies them
     consolidate: bool = True  # drain the nodes that can go once every step fits
+    progress: Callable[[str], None] | None = None  # told what runs now (the CLI's stderr)
 
 
 @dataclass
@@ -70,7 +71,9 @@ def run_plan(given: PlanInput) -> Plan:
     state = _State()
     start = _start(docs, units, allocator, state, given)
     reports, stopped = [], not start.fits
-    for step in plan_steps(policies, given.ladder):
+    steps = plan_steps(policies, given.ladder)
+    for step in steps:
+        _tell(given, f"step {step.number}/{len(steps)} {step.name}")
         if stopped:
             reports.append(StepReport(step.number, step.name, step.stage, _rung(step),
                                       Status.NOT_RUN))
@@ -81,10 +84,16 @@ def run_plan(given: PlanInput) -> Plan:
     summary = summarize(start, reports, allocator.ledger)
     drained = None
     if given.consolidate and not stopped:
+        _tell(given, "consolidation")
         daemons = frozenset(u.key for u in units if u.kind == "DaemonSet")
         drained = consolidate(allocator, disruption_budgets(docs, units, given.namespace),
                               daemons)
     return Plan(start, tuple(reports), summary, drained)
+
+
+def _tell(given: PlanInput, what: str) -> None:
+    if given.progress is not None:
+        given.progress(what)
 
 
 def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
