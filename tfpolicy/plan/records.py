@@ -83,6 +83,10 @@ class Plan:
     steps: tuple[StepReport, ...]
     summary: Summary  # as the steps left the cluster, before consolidation
     consolidation: Consolidation | None = None  # None: skipped, or a step does not fit
+    # Per node, its GPUs' users as letters (d device plugin, t TensorFusion, i idle):
+    # as the manifests are, and as the plan leaves the cluster (after consolidation).
+    map_before: tuple[tuple[str, str], ...] = ()
+    map_after: tuple[tuple[str, str], ...] = ()
 
     @property
     def fits(self) -> bool:

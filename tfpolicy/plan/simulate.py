@@ -19,7 +19,7 @@ from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
-from tfpolicy.plan.summary import failure_misfit, report_after, summarize
+from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, summarize
 from tfpolicy.plan.templates import step_templates
 from tfpolicy.plan.units import Document, Unit, template_at, units_of
 from tfpolicy.scheduler import (
@@ -70,6 +70,7 @@ def run_plan(given: PlanInput) -> Plan:
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State()
     start = _start(docs, units, allocator, state, given)
+    before = gpu_map(allocator.ledger)
     reports, stopped = [], not start.fits
     steps = plan_steps(policies, given.ladder)
     for step in steps:
@@ -88,7 +89,7 @@ def run_plan(given: PlanInput) -> Plan:
         daemons = frozenset(u.key for u in units if u.kind == "DaemonSet")
         drained = consolidate(allocator, disruption_budgets(docs, units, given.namespace),
                               daemons)
-    return Plan(start, tuple(reports), summary, drained)
+    return Plan(start, tuple(reports), summary, drained, before, gpu_map(allocator.ledger))
 
 
 def _tell(given: PlanInput, what: str) -> None:
