@@ -24,8 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from tfpolicy.scheduler.contract import Allocator, schedule
-from tfpolicy.scheduler.diagnosis import Unschedulable
+from tfpolicy.scheduler.contract import Allocator, try_schedule
 from tfpolicy.scheduler.ledger import Allocation, GpuState, Ledger
 from tfpolicy.scheduler.model import Isolation
 
@@ -117,8 +116,8 @@ def _drain(allocator: Allocator, node: str, pods: list[Allocation]) -> bool:
         ledger.release(alloc.pod.key)
     moved: list[Allocation] = []
     for alloc in sorted(pods, key=lambda a: (-a.pod.count, -sum(a.tflops), a.pod.key)):
-        placed = schedule(allocator, alloc.pod)
-        if isinstance(placed, Unschedulable):
+        placed = try_schedule(allocator, alloc.pod)
+        if placed is None:
             for done in moved:
                 ledger.release(done.pod.key)
             for old in pods:

@@ -73,8 +73,12 @@ class FastAllocator:
         return self._ledger
 
     def choose(self, pod: PodRequest) -> Choice | Unschedulable:
-        found = self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
+        found = self.find(pod)
         return found if found is not None else diagnose(self._ledger, pod)
+
+    def find(self, pod: PodRequest) -> Choice | None:
+        """`choose` without the diagnosis, which scans every GPU: for callers that retry."""
+        return self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
 
     def _choose_tf(self, pod: PodRequest) -> Choice | None:
         pool = resolve_pool(self._ledger, pod)

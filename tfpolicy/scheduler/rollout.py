@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tfpolicy.scheduler.contract import Allocator, schedule
+from tfpolicy.scheduler.contract import Allocator, schedule, try_schedule
 from tfpolicy.scheduler.controllers import Controller, Ordered, Progress, Rolling
 from tfpolicy.scheduler.diagnosis import Unschedulable
 from tfpolicy.scheduler.model import PodRequest
@@ -137,7 +137,6 @@ class _Loop:
     def __init__(self, allocator: Allocator, controllers: list[Controller]) -> None:
         self.allocator, self.controllers = allocator, controllers
         self.queue: list[tuple[Controller, PodRequest]] = []
-        self.last: dict[str, Unschedulable] = {}
 
     def run(self) -> None:
         moved = True
@@ -155,11 +154,8 @@ class _Loop:
         placed, failed, left = False, set[tuple[str, object]](), []
         for controller, pod in self.queue:
             shape = (pod.workload, pod.kind)
-            result = None if shape in failed else schedule(self.allocator, pod)
-            if result is None or isinstance(result, Unschedulable):
+            if shape in failed or try_schedule(self.allocator, pod) is None:
                 failed.add(shape)
-                if result is not None:
-                    self.last[pod.workload] = result
                 left.append((controller, pod))
                 continue
             controller.p.pending.remove(pod)
@@ -169,12 +165,18 @@ class _Loop:
         return placed
 
     def waiting(self) -> tuple[Failure, ...]:
+        """The deadlock: per stuck workload, its first pending pod, diagnosed as things stand."""
         stuck = [c.p for c in self.controllers if not c.done]
         # A controller can only stop short of done while some pod of its own waits.
         assert all(p.pending for p in stuck), "a rollout stalled with no pod pending"
-        return tuple(sorted((Failure(p.workload, p.pending[0], self.last[p.workload],
-                                     len(p.old), p.ready) for p in stuck if p.pending),
+        return tuple(sorted((Failure(p.workload, p.pending[0], self._why(p.pending[0]),
+                                     len(p.old), p.ready) for p in stuck),
                             key=lambda f: f.workload))
+
+    def _why(self, pod: PodRequest) -> Unschedulable:
+        found = self.allocator.choose(pod)
+        assert isinstance(found, Unschedulable), "a pending pod fits: the loop stopped early"
+        return found
 
 
 def simulate_transition(allocator: Allocator, transition: Transition) -> Failure | None:
