@@ -65,9 +65,11 @@ def consolidate(allocator: Allocator, budgets: Mapping[str, int],
     after = _in_use(ledger)
     for node in empty:
         ledger.cordon(node, on=False)
+    price = {n.name: n.cost for n in ledger.inventory.nodes}
     return Consolidation(len(before), len(after), tuple(removed),
                          sum(len(ledger.node_gpus[n]) for n in removed),
-                         sum(_node_cost(ledger, n) for n in removed), evictions, bound, blocked)
+                         sum(price.get(n) or _gpu_cost(ledger, n) for n in removed), evictions,
+                         bound, blocked)
 
 
 def _in_use(ledger: Ledger) -> list[str]:
@@ -128,9 +130,9 @@ def _drain(allocator: Allocator, node: str, pods: list[Allocation]) -> bool:
     return True
 
 
-def _node_cost(ledger: Ledger, node: str) -> int:
-    named = next((n.cost for n in ledger.inventory.nodes if n.name == node), 0)
-    return named or sum(s.gpu.cost for s in ledger.node_gpus[node])
+def _gpu_cost(ledger: Ledger, node: str) -> int:
+    """A node with no price of its own costs what its GPUs do."""
+    return sum(s.gpu.cost for s in ledger.node_gpus[node])
 
 
 def lower_bound(ledger: Ledger) -> int:

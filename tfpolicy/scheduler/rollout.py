@@ -143,6 +143,8 @@ class _Loop:
         while moved:
             moved = False
             for controller in self.controllers:
+                if controller.done:
+                    continue
                 before = len(controller.p.old)
                 made = controller.reconcile(self.allocator.ledger)
                 self.queue.extend((controller, pod) for pod in made)
