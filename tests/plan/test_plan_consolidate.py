@@ -117,3 +117,18 @@ def test_text_shows_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert "consolidation (drain the nodes that can be emptied, PDB-aware):" in out
     assert "lower bound 1)" in out
+
+
+def test_node_price_is_what_a_removed_node_frees(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    args = _fleet(tmp_path)
+    assert main(args) == 0
+    by_gpu = json.loads(capsys.readouterr().out)["consolidation"]
+    inventory = (tmp_path / "inv.yaml").read_text()
+    (tmp_path / "inv.yaml").write_text(inventory.replace(
+        "      gpusPerNode: 8\n", "      gpusPerNode: 8\n      nodeCostPerHour: '5'\n"))
+    assert "nodeCostPerHour" in (tmp_path / "inv.yaml").read_text()
+    assert main(args) == 0
+    by_node = json.loads(capsys.readouterr().out)["consolidation"]
+    assert by_node["nodesRemovable"] == by_gpu["nodesRemovable"]
+    assert by_node["costPerHourFreed"] == 5 * by_node["nodesRemovable"]
