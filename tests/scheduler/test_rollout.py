@@ -1,4 +1,4 @@
-"""Rollout simulation: surge needs peak capacity, Recreate does not."""
+"""Rollout simulation: each controller's loop, a surge pod waiting for a freed GPU."""
 
 from __future__ import annotations
 
@@ -51,11 +51,17 @@ def test_same_step_fits_without_surge_or_with_recreate() -> None:
     assert (result.before.total.device_plugin, result.after.total.tensor_fusion) == (4, 4)
 
 
-def test_default_deployment_rollout_fits_with_one_spare_gpu() -> None:
-    # 25 %/25 % of 4: surge 1, unavailable 1 → peak 5 pods; 4 GPUs fit by deleting first?
-    # No: new pods are created first, so the 5th GPU is needed.
-    assert not _takeover(None).fits
+def test_default_deployment_rollout_fits_on_a_full_cluster() -> None:
+    # 25 %/25 % of 4: surge 1, unavailable 1. The surge pod waits while the old
+    # ReplicaSet drops to 3 (4 − 1 unavailable); it then takes the GPU freed.
+    assert _takeover(None).fits
     assert _takeover(None, gpus=5).fits
+
+
+def test_no_unavailable_and_no_free_gpu_is_a_deadlock() -> None:
+    result = _takeover(Strategy(StrategyType.ROLLING, max_surge=1, max_unavailable=0))
+    assert not result.fits and [f.workload for f in result.waiting] == ["web"]
+    assert result.failure is not None and result.failure.new_running == 0
 
 
 def test_statefulset_and_jobs_replace_in_place() -> None:
@@ -110,3 +116,72 @@ def test_statefulset_goes_from_the_highest_ordinal() -> None:
     # s-1 (2 GPUs) is created while s-0 still holds one GPU: it cannot fit
     assert result.failure is not None and result.failure.pod.name == "s-1"
     assert (result.failure.old_running, result.failure.new_running) == (1, 0)
+
+
+def _roll_two(concurrent: bool) -> bool:
+    # Two Deployments, each with 2 old pods on a full 4-GPU node, maxUnavailable 0:
+    # rolled one by one the first deadlocks alone; at once, the same.
+    alloc = allocator(cluster({"n": ("p", A100, 4)}))
+    steps = []
+    for name in ("a", "b"):
+        old = tuple(PodRequest(name=f"{name}-old-{i}", workload=name,
+                               kind=PodKind.DEVICE_PLUGIN) for i in range(2))
+        assert place_pods(alloc, list(old)) == ()
+        new = tuple(PodRequest(name=f"{name}-new-{i}", workload=name, pool="p",
+                               isolation=Isolation.SHARED) for i in range(2))
+        steps.append(Transition(name, "Deployment", 2, old, new,
+                                Strategy(StrategyType.ROLLING, 1, 0)))
+    return simulate_step(alloc, steps, concurrent=concurrent).fits
+
+
+def test_deadlock_both_ways_without_unavailability() -> None:
+    assert not _roll_two(True) and not _roll_two(False)
+
+
+def test_concurrent_surges_take_each_others_gpus() -> None:
+    # One spare GPU: one by one, each rollout uses it and gives it back. At once, both
+    # surge pods wait for that GPU; the first takes it, and the rollouts still finish.
+    alloc = allocator(cluster({"n": ("p", A100, 5)}))
+    transitions = []
+    for name in ("a", "b"):
+        old = tuple(PodRequest(name=f"{name}-old-{i}", workload=name,
+                               kind=PodKind.DEVICE_PLUGIN) for i in range(2))
+        assert place_pods(alloc, list(old)) == ()
+        new = tuple(PodRequest(name=f"{name}-new-{i}", workload=name, pool="p",
+                               isolation=Isolation.SHARED) for i in range(2))
+        transitions.append(Transition(name, "Deployment", 2, old, new,
+                                      Strategy(StrategyType.ROLLING, 1, 0)))
+    result = simulate_step(alloc, transitions)
+    assert result.fits and result.after.total.tensor_fusion == 4
+
+
+def test_statefulset_partition_keeps_low_ordinals() -> None:
+    alloc = allocator(cluster({"n": ("p", A100, 4)}))
+    old = tuple(native(f"s-{i}") for i in range(4))
+    place_pods(alloc, list(old))
+    new = tuple(shared(f"n-{i}") for i in range(4))
+    strategy = Strategy(StrategyType.ORDERED, 0, 1, partition=2)
+    result = simulate_step(alloc, [Transition("web", "StatefulSet", 4, old, new, strategy)])
+    assert result.fits
+    assert (result.after.total.device_plugin, result.after.total.tensor_fusion) == (2, 2)
+
+
+def test_statefulset_on_delete_replaces_nothing() -> None:
+    alloc = allocator(cluster({"n": ("p", A100, 2)}))
+    old = (native("s-0"), native("s-1"))
+    place_pods(alloc, list(old))
+    strategy = Strategy(StrategyType.ON_DELETE)
+    result = simulate_step(alloc, [Transition("web", "StatefulSet", 2, old,
+                                              (shared("n-0"), shared("n-1")), strategy)])
+    assert result.fits and result.after.total.device_plugin == 2
+
+
+def test_canary_weights_step_through() -> None:
+    # 4 replicas, canary 50 % then 100 %, maxSurge 1, maxUnavailable 0, one spare GPU.
+    alloc = allocator(cluster({"n": ("p", A100, 5)}))
+    old = tuple(native(f"old-{i}") for i in range(4))
+    place_pods(alloc, list(old))
+    strategy = Strategy(StrategyType.ROLLING, 1, 0, canary_weights=(50,))
+    new = tuple(shared(f"new-{i}") for i in range(4))
+    result = simulate_step(alloc, [Transition("web", "Rollout", 4, old, new, strategy)])
+    assert result.fits and result.after.total.tensor_fusion == 4

@@ -9,7 +9,7 @@ exits 2 with nothing written; then runs the pure plan, prints it, and with
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,10 @@ from tfpolicy.commands.admission import (
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory, settings_from_values
+from tfpolicy.output import install_file
 from tfpolicy.plan import (
     DEFAULT_LADDER,
+    Plan,
     PlanInput,
     TooManyPods,
     admission_pools,
@@ -36,6 +38,7 @@ from tfpolicy.plan import (
     run_plan,
     step_documents,
 )
+from tfpolicy.plan.html import as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
 from tfpolicy.scheduler import Inventory, SchedulerSettings
@@ -59,16 +62,26 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
               help="Namespace for manifests that name none.")
 @click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
               help="The enabledReplicas ladder each stage climbs.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
               show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the report to FILE (whole or not at all) instead of stdout.")
+@click.option("--rollout", type=click.Choice(["concurrent", "sequential"]), default="concurrent",
+              show_default=True,
+              help="Roll a step's workloads at once (as a GitOps sync does) or one by one.")
+@click.option("--consolidate/--no-consolidate", default=True, show_default=True,
+              help="After the last step, drain the nodes that can be emptied.")
 @click.option("--emit-policies", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write each step's policy file to DIR.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
-         operator: tuple[str, ...], namespace: str, steps: str, fmt: str,
-         emit_policies: str | None, paths: tuple[str, ...]) -> int:
+         operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
+         rollout: str, consolidate: bool, emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
     ladder = parse_ladder(steps)
+    tell = _progress()
+    if tell is not None:
+        tell("reading")
     policy_docs, shown = _policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory)
@@ -76,13 +89,40 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
                               admission_pools(fleet), model_capacities(fleet))
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
-                                    namespace, shown, _scheduler_settings(values)))
+                                    namespace, shown, _scheduler_settings(values),
+                                    concurrent=rollout == "concurrent",
+                                    consolidate=consolidate, progress=tell))
     except TooManyPods as exc:
         raise _at_replicas(exc) from None
+    if tell is not None:
+        sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
-    sys.stdout.write(as_json(result) if fmt == "json" else as_text(result))
+    _write(_RENDER[fmt](result), output)
     return ExitCode.OK if result.fits else ExitCode.FINDINGS
+
+
+_RENDER: dict[str, Callable[[Plan], str]] = {"text": as_text, "json": as_json, "html": as_html}
+
+
+def _write(report: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(report)
+        return
+    install_file(Path(output), report.encode(), 0o644)
+    sys.stderr.write(f"plan: report written to {output}\n")
+
+
+def _progress() -> Callable[[str], None] | None:
+    """A one-line progress report on stderr, only when a person watches it."""
+    if not sys.stderr.isatty():
+        return None
+
+    def tell(what: str) -> None:
+        sys.stderr.write(f"\r\033[Kplan: {what}…")
+        sys.stderr.flush()
+
+    return tell
 
 
 def _scheduler_settings(values: str | None) -> SchedulerSettings | None:

@@ -34,7 +34,7 @@ from tfpolicy.scheduler.model import (
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
 _GROUP_KEYS = {"name", "count", "gpusPerNode", "model", "vendor", "tflops", "vram",
-               "costPerHour", "ramSize", "dataDiskSize"}
+               "costPerHour", "nodeCostPerHour", "ramSize", "dataDiskSize"}
 _POOL_KEYS = {"name", "placement", "isolationPolicy", "maxWorkersPerNode", "oversubscription",
               "nodeGroups"}
 _OVERSUB_KEYS = {"tflopsOversellRatio", "vramExpandToHostMem", "vramExpandToHostDisk"}
@@ -96,10 +96,13 @@ def _group(raw: Any, pool: str | None, path: str, gpus: list[GPU], nodes: list[N
     check_size(len(nodes) + count, len(gpus) + count * per_node, path)
     ram = host_of(data.get("ramSize", 0), f"{path}.ramSize")
     disk = host_of(data.get("dataDiskSize", 0), f"{path}.dataDiskSize")
+    price = data.get("nodeCostPerHour")  # what the cloud bills per node, when known
+    node_cost = (cost_of(price, f"{path}.nodeCostPerHour") if price is not None
+                 else cost * per_node)
     for n in range(count):
         node = f"{name}-{n:03d}"
         names = tuple(f"{node}-gpu{i}" for i in range(per_node))
-        nodes.append(Node(node, names, cost * per_node, ram, disk))
+        nodes.append(Node(node, names, node_cost, ram, disk))
         gpus.extend(GPU(g, node, pool, model, vendor, tflops, vram, cost=cost, index=i)
                     for i, g in enumerate(names))
 

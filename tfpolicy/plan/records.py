@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tfpolicy.scheduler import GpuLimits, PoolUsage, Unschedulable, Usage
+from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Unschedulable, Usage
 
 
 class Status(Enum):
@@ -81,7 +81,12 @@ class Summary:
 class Plan:
     start: StepReport
     steps: tuple[StepReport, ...]
-    summary: Summary
+    summary: Summary  # as the steps left the cluster, before consolidation
+    consolidation: Consolidation | None = None  # None: skipped, or a step does not fit
+    # Per node, its GPUs' users as letters (d device plugin, t TensorFusion, i idle):
+    # as the manifests are, and as the plan leaves the cluster (after consolidation).
+    map_before: tuple[tuple[str, str], ...] = ()
+    map_after: tuple[tuple[str, str], ...] = ()
 
     @property
     def fits(self) -> bool:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary
-from tfpolicy.scheduler import GpuLimits, PoolUsage, Usage
+from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Usage
 from tfpolicy.scheduler.rules import REASON_TEXT
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
@@ -24,7 +24,18 @@ def as_json(plan: Plan) -> str:
 def plan_dict(plan: Plan) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "kind": "Plan", "fits": plan.fits,
             "start": step_dict(plan.start), "steps": [step_dict(s) for s in plan.steps],
-            "summary": summary_dict(plan.summary)}
+            "summary": summary_dict(plan.summary),
+            "consolidation": consolidation_dict(plan.consolidation)}
+
+
+def consolidation_dict(c: Consolidation | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {"nodesBefore": c.nodes_before, "nodesAfter": c.nodes_after,
+            "nodesRemovable": len(c.removed), "lowerBound": c.lower_bound,
+            "gpusFreed": c.gpus_freed, "costPerHourFreed": _usd(c.cost_freed),
+            "evictions": c.evictions, "blockedByBudget": c.blocked_by_budget,
+            "removable": list(c.removed)}
 
 
 def step_dict(step: StepReport) -> dict[str, Any]:

@@ -8,17 +8,18 @@ fit (or whose pods the webhook rejects); later steps are reported not run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
-from tfpolicy.plan.summary import failure_misfit, report_after, summarize
+from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, summarize
 from tfpolicy.plan.templates import step_templates
 from tfpolicy.plan.units import Document, Unit, template_at, units_of
 from tfpolicy.scheduler import (
@@ -27,7 +28,9 @@ from tfpolicy.scheduler import (
     Ledger,
     PodKind,
     SchedulerSettings,
+    StrategyType,
     Transition,
+    consolidate,
     place_pods,
     simulate_step,
 )
@@ -48,6 +51,9 @@ class PlanInput:
     namespace: str = "default"
     file: str = "<plan>"  # shown as the policies' file in engine findings
     scheduler: SchedulerSettings | None = None  # None: the inventory's, else the chart's
+    concurrent: bool = True  # a step's workloads roll at once, as a GitOps sync applies them
+    consolidate: bool = True  # drain the nodes that can go once every step fits
+    progress: Callable[[str], None] | None = None  # told what runs now (the CLI's stderr)
 
 
 @dataclass
@@ -64,8 +70,11 @@ def run_plan(given: PlanInput) -> Plan:
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State()
     start = _start(docs, units, allocator, state, given)
+    before = gpu_map(allocator.ledger)
     reports, stopped = [], not start.fits
-    for step in plan_steps(policies, given.ladder):
+    steps = plan_steps(policies, given.ladder)
+    for step in steps:
+        _tell(given, f"step {step.number}/{len(steps)} {step.name}")
         if stopped:
             reports.append(StepReport(step.number, step.name, step.stage, _rung(step),
                                       Status.NOT_RUN))
@@ -73,7 +82,19 @@ def run_plan(given: PlanInput) -> Plan:
         report = _step(step, docs, units, allocator, state, given)
         reports.append(report)
         stopped = not report.fits
-    return Plan(start, tuple(reports), summarize(start, reports, allocator.ledger))
+    summary = summarize(start, reports, allocator.ledger)
+    drained = None
+    if given.consolidate and not stopped:
+        _tell(given, "consolidation")
+        daemons = frozenset(u.key for u in units if u.kind == "DaemonSet")
+        drained = consolidate(allocator, disruption_budgets(docs, units, given.namespace),
+                              daemons)
+    return Plan(start, tuple(reports), summary, drained, before, gpu_map(allocator.ledger))
+
+
+def _tell(given: PlanInput, what: str) -> None:
+    if given.progress is not None:
+        given.progress(what)
 
 
 def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
@@ -139,26 +160,44 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
             continue
-        old = state.pods[unit.key].pods
-        transitions.append(Transition(unit.key, unit.kind, unit.replicas, old, pods.pods,
+        old = state.pods[unit.key]
+        transitions.append(Transition(unit.key, unit.kind, unit.replicas, old.pods, pods.pods,
                                       unit.strategy))
-        state.templates[unit.key], state.pods[unit.key] = template, pods
+        state.templates[unit.key], state.pods[unit.key] = template, kept_pods(unit, old, pods)
     base = StepReport(step.number, step.name, step.stage, _rung(step), Status.FITS,
                       tuple(t.workload for t in transitions), _counts(state), (),
                       warnings=messages + _warnings(state), policies=tuple(documents))
-    return _simulate(base, transitions, tuple(rejected), allocator)
+    return _simulate(base, transitions, tuple(rejected), allocator, given.concurrent)
+
+
+def kept_pods(unit: Unit, old: UnitPods, new: UnitPods) -> UnitPods:
+    """What runs after the rollout: a StatefulSet keeps its ordinals below ``partition``
+    on the old template, and with `OnDelete` keeps every pod until someone deletes it."""
+    strategy = unit.strategy
+    if strategy is None or strategy.type not in (StrategyType.ORDERED, StrategyType.ON_DELETE):
+        return new
+    keep = len(old.pods) if strategy.type is StrategyType.ON_DELETE else strategy.partition
+    if keep == 0:
+        return new
+    pods = old.pods[:keep] + new.pods[keep:]
+    native = sum(p.kind is PodKind.DEVICE_PLUGIN for p in pods)
+    warning = (f"{unit.key}: updateStrategy OnDelete: its pods keep the old template until "
+               "they are deleted" if strategy.type is StrategyType.ON_DELETE else
+               f"{unit.key}: partition {keep}: ordinals below it keep the old template")
+    return replace(new, pods=pods, tensor_fusion=len(pods) - native, native=native,
+                   warnings=(*new.warnings, warning))
 
 
 def _simulate(base: StepReport, transitions: list[Transition], rejected: tuple[Misfit, ...],
-              allocator: FastAllocator) -> StepReport:
+              allocator: FastAllocator, concurrent: bool) -> StepReport:
     if rejected:
         return report_after(replace(base, status=Status.DOES_NOT_FIT, unschedulable=rejected),
                             allocator.ledger)
-    result = simulate_step(allocator, transitions)
-    if result.failure is None:
+    result = simulate_step(allocator, transitions, concurrent)
+    if result.fits:
         return report_after(base, allocator.ledger)
     return report_after(replace(base, status=Status.DOES_NOT_FIT,
-                                unschedulable=(failure_misfit(result.failure),)),
+                                unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
                         allocator.ledger)
 
 

@@ -53,3 +53,12 @@ def summarize(start: StepReport, steps: list[StepReport], ledger: Ledger) -> Sum
     gpus_after, cost_after = _in_use(usage(ledger))
     return Summary(gpus_before, gpus_after, start.nodes_in_use, nodes_in_use(ledger),
                    cost_before, cost_after, len(ledger.gpus), len(ledger.node_gpus))
+
+
+_LETTER = {GpuUser.DEVICE_PLUGIN: "d", GpuUser.TENSOR_FUSION: "t", GpuUser.IDLE: "i"}
+
+
+def gpu_map(ledger: Ledger) -> tuple[tuple[str, str], ...]:
+    """Each node (by name) with one letter per GPU: who uses it (the HTML heat map)."""
+    return tuple((node, "".join(_LETTER[user_of(s)] for s in states))
+                 for node, states in sorted(ledger.node_gpus.items()))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfpolicy.plan.records import Plan, Status, StepReport, Summary
-from tfpolicy.scheduler import PoolUsage, Usage
+from tfpolicy.plan.records import Misfit, Plan, Status, StepReport, Summary
+from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024
 _SHOWN = 10
@@ -16,6 +16,7 @@ def as_text(plan: Plan) -> str:
         lines.extend(_step(step, seen))
         seen.update(step.warnings)
     lines.extend(_summary(plan.summary))
+    lines.extend(_consolidation(plan.consolidation))
     return "\n".join(lines) + "\n"
 
 
@@ -37,9 +38,7 @@ def _step(step: StepReport, seen: set[str]) -> list[str]:
     if step.status is Status.NOT_RUN:
         return lines
     if step.rolled:
-        more = f", … ({len(step.rolled) - _SHOWN} more)" if len(step.rolled) > _SHOWN else ""
-        lines.append(f"  rolls {len(step.rolled)} workloads: "
-                     f"{', '.join(step.rolled[:_SHOWN])}{more}")
+        lines.append(f"  rolls {len(step.rolled)} workloads: {capped(step.rolled, _SHOWN)}")
     pods = step.pods
     lines.append(f"  pods: {pods.tensor_fusion} TensorFusion, {pods.device_plugin} device plugin"
                  + (f", {pods.no_gpu} with no GPU" if pods.no_gpu else ""))
@@ -50,13 +49,50 @@ def _step(step: StepReport, seen: set[str]) -> list[str]:
                  for g in step.oversubscribed[:5])
     if len(step.oversubscribed) > 5:
         lines.append(f"  … and {len(step.oversubscribed) - 5} more oversubscribed GPUs")
+    lines.extend(_misfits(step))
+    lines.extend(_warnings([w for w in step.warnings if w not in seen]))
+    return lines
+
+
+def _misfits(step: StepReport) -> list[str]:
+    """One line per reason; the pods that wait for it, capped (all of them in the JSON)."""
+    groups: dict[str, list[Misfit]] = {}
     for misfit in step.unschedulable:
-        pod = f"pod {misfit.pod} of " if misfit.pod else ""
-        lines.append(f"  does not fit: {pod}{misfit.workload}: {misfit.message}")
-        if misfit.diagnosis is not None:
-            lines.append(f"    during its rollout: {misfit.old_running} old pods still running, "
-                         f"{misfit.new_running} new pods placed")
-    lines.extend(f"  warning: {w}" for w in step.warnings if w not in seen)
+        groups.setdefault(misfit.message, []).append(misfit)
+    lines = []
+    ordered = sorted(groups.items(), key=lambda g: (-len(g[1]), g[0]))
+    for message, misfits in ordered[:_SHOWN]:
+        if len(misfits) == 1:
+            lines.extend(_misfit(misfits[0]))
+            continue
+        lines.append(f"  does not fit: {len(misfits)} workloads wait: {message}")
+        lines.append(f"    pods: {capped([f'{m.pod} of {m.workload}' for m in misfits], 5)}")
+    if len(ordered) > _SHOWN:
+        lines.append(f"  … and {len(ordered) - _SHOWN} more reasons")
+    return lines
+
+
+def _misfit(misfit: Misfit) -> list[str]:
+    pod = f"pod {misfit.pod} of " if misfit.pod else ""
+    lines = [f"  does not fit: {pod}{misfit.workload}: {misfit.message}"]
+    if misfit.diagnosis is not None:
+        lines.append(f"    during its rollout: {misfit.old_running} old pods still running, "
+                     f"{misfit.new_running} new pods placed")
+    return lines
+
+
+def _warnings(warnings: list[str]) -> list[str]:
+    """Warnings read ``<workload>: <text>``; the same text for many workloads is one line."""
+    groups: dict[str, list[str]] = {}
+    for warning in warnings:
+        key, _, text = warning.partition(": ")
+        groups.setdefault(text if text else key, []).append(key if text else "")
+    lines = []
+    for text, keys in sorted(groups.items()):
+        if len(keys) == 1:
+            lines.append(f"  warning: {keys[0]}: {text}" if keys[0] else f"  warning: {text}")
+        else:
+            lines.append(f"  warning ({len(keys)} workloads): {text}: {capped(keys, 5)}")
     return lines
 
 
@@ -92,3 +128,24 @@ def _summary(s: Summary) -> list[str]:
 
 def _delta(saved: int) -> str:
     return f"${saved / 1e6:.2f} saved" if saved >= 0 else f"${-saved / 1e6:.2f} more"
+
+
+def _consolidation(c: Consolidation | None) -> list[str]:
+    if c is None:
+        return []
+    lines = ["", "consolidation (drain the nodes that can be emptied, PDB-aware):",
+             f"  nodes in use: {c.nodes_before} → {c.nodes_after} ({len(c.removed)} removable; "
+             f"lower bound {c.lower_bound})",
+             f"  frees {c.gpus_freed} GPUs, ${c.cost_freed / 1e6:.2f} per hour, "
+             f"with {c.evictions} evictions"]
+    if c.blocked_by_budget:
+        lines.append(f"  kept by a PodDisruptionBudget: {c.blocked_by_budget} nodes")
+    if c.removed:
+        lines.append(f"  removable: {capped(c.removed, _SHOWN)}")
+    return lines
+
+
+def capped(items: tuple[str, ...] | list[str], shown: int) -> str:
+    """The first ``shown`` items, then "… and N more" (JSON keeps all of them)."""
+    more = f", … and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more

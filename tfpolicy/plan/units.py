@@ -89,14 +89,52 @@ def strategy_of(obj: Mapping[str, Any], file: str) -> Strategy | None:
     kind = str(obj.get("kind", ""))
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     assert isinstance(spec, Mapping)
-    if kind in ("Deployment", "Rollout"):
-        raw = spec.get("strategy")
+    raw = spec.get("updateStrategy" if kind in ("StatefulSet", "DaemonSet") else "strategy")
+    if kind == "Deployment":
         if isinstance(raw, Mapping) and raw.get("type") == "Recreate":
             return Strategy(StrategyType.RECREATE)
         return _rolling(raw, default_strategy(kind), file)
+    if kind == "Rollout":
+        return _argo(raw, file)
     if kind == "DaemonSet":
-        return _rolling(spec.get("updateStrategy"), default_strategy(kind), file)
+        return _rolling(raw, default_strategy(kind), file)
+    if kind == "StatefulSet":
+        return _stateful(raw, file)
     return None
+
+
+def _stateful(raw: Any, file: str) -> Strategy:
+    """`updateStrategy`: OnDelete, or RollingUpdate with `partition` and `maxUnavailable`."""
+    if isinstance(raw, Mapping) and raw.get("type") == "OnDelete":
+        return Strategy(StrategyType.ON_DELETE)
+    rolling = raw.get("rollingUpdate") if isinstance(raw, Mapping) else None
+    if not isinstance(rolling, Mapping):
+        return default_strategy("StatefulSet")
+    partition = rolling.get("partition", 0)
+    if not isinstance(partition, int) or isinstance(partition, bool) or partition < 0:
+        raise TfpolicyError(f"rollingUpdate partition {partition!r} is not a whole number",
+                            file=file)
+    return Strategy(StrategyType.ORDERED, 0,
+                    _int_or_percent(rolling.get("maxUnavailable", 1), file), partition=partition)
+
+
+def _argo(raw: Any, file: str) -> Strategy:
+    """Argo Rollouts: `canary` (maxSurge/maxUnavailable 25 % by default, `setWeight` steps)
+    or `blueGreen` (the whole new ReplicaSet next to the old one before the switch)."""
+    raw = raw if isinstance(raw, Mapping) else {}
+    if isinstance(raw.get("blueGreen"), Mapping):
+        return Strategy(StrategyType.ROLLING, "100%", 0)
+    canary = raw.get("canary") if isinstance(raw.get("canary"), Mapping) else {}
+    assert isinstance(canary, Mapping)
+    steps = canary.get("steps") if isinstance(canary.get("steps"), list) else []
+    assert isinstance(steps, list)
+    weights = tuple(int(s["setWeight"]) for s in steps if isinstance(s, Mapping)
+                    and isinstance(s.get("setWeight"), int)
+                    and not isinstance(s.get("setWeight"), bool) and 0 <= s["setWeight"] <= 100)
+    return Strategy(StrategyType.ROLLING,
+                    _int_or_percent(canary.get("maxSurge", "25%"), file),
+                    _int_or_percent(canary.get("maxUnavailable", "25%"), file),
+                    canary_weights=weights)
 
 
 def _rolling(raw: Any, default: Strategy, file: str) -> Strategy:

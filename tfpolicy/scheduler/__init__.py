@@ -20,6 +20,8 @@ Public API:
 * `Unschedulable` (`.message`, `.node_reasons`, `.gpu_reasons`), `Reason`,
   `diagnose(ledger, pod)`;
 * reports: `usage(ledger) -> Usage`, `pool_usage(ledger)`, `oversubscribed_gpus(ledger)`;
+* consolidation: `consolidate(allocator, budgets, daemons) -> Consolidation`,
+  `lower_bound(ledger)`; `Ledger.cordon(node, on)`;
 * rollouts: `Transition`, `Strategy`, `StrategyType`, `default_strategy(kind)`,
   `simulate_transition`, `simulate_step(allocator, transitions) -> StepResult`,
   `place_pods(allocator, pods)`, `Failure`.
@@ -27,6 +29,7 @@ Public API:
 
 from tfpolicy.scheduler.contract import Allocator, Choice, schedule
 from tfpolicy.scheduler.diagnosis import Unschedulable, diagnose
+from tfpolicy.scheduler.drain import Consolidation, consolidate, lower_bound
 from tfpolicy.scheduler.fast import FastAllocator
 from tfpolicy.scheduler.ledger import Allocation, GpuState, Ledger, LedgerError
 from tfpolicy.scheduler.model import (
@@ -72,6 +75,7 @@ __all__ = [
     "Allocation",
     "Allocator",
     "Choice",
+    "Consolidation",
     "Failure",
     "FastAllocator",
     "GpuLimits",
@@ -99,8 +103,10 @@ __all__ = [
     "Unschedulable",
     "Usage",
     "UsageCount",
+    "consolidate",
     "default_strategy",
     "diagnose",
+    "lower_bound",
     "oversubscribed_gpus",
     "place_pods",
     "pool_usage",

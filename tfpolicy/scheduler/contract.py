@@ -33,3 +33,14 @@ def schedule(allocator: Allocator, pod: PodRequest) -> Allocation | Unschedulabl
     if isinstance(choice, Unschedulable):
         return choice
     return allocator.ledger.reserve(pod, choice.gpus)
+
+
+def try_schedule(allocator: Allocator, pod: PodRequest) -> Allocation | None:
+    """`schedule` for callers that only need to know whether it fits: an allocator with a
+    ``find`` (no diagnosis) is asked that way, which is much cheaper when it does not."""
+    find = getattr(allocator, "find", None)
+    if find is None:
+        placed = schedule(allocator, pod)
+        return None if isinstance(placed, Unschedulable) else placed
+    choice = find(pod)
+    return None if choice is None else allocator.ledger.reserve(pod, choice.gpus)

@@ -73,8 +73,12 @@ class FastAllocator:
         return self._ledger
 
     def choose(self, pod: PodRequest) -> Choice | Unschedulable:
-        found = self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
+        found = self.find(pod)
         return found if found is not None else diagnose(self._ledger, pod)
+
+    def find(self, pod: PodRequest) -> Choice | None:
+        """`choose` without the diagnosis, which scans every GPU: for callers that retry."""
+        return self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
 
     def _choose_tf(self, pod: PodRequest) -> Choice | None:
         pool = resolve_pool(self._ledger, pod)
@@ -171,8 +175,8 @@ class _WholeIndex:
 
     def _push(self, key: WholeKey, buckets: dict[int, list[tuple[str, int]]], node: str) -> None:
         model, vendor = key
-        if not self._ledger.native_ok(node):
-            return  # progressive migration: pushed again when its workers leave
+        if node in self._ledger.cordoned or not self._ledger.native_ok(node):
+            return  # pushed again when it is uncordoned or its workers leave
         free = sum(s.free_whole and (model is None or s.gpu.model == model)
                    and (vendor is None or s.gpu.vendor == vendor)
                    for s in self._ledger.node_gpus[node])

@@ -119,6 +119,7 @@ class Ledger:
         self._workers: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
         self._versions: dict[str, int] = dict.fromkeys(self.node_gpus, 0)
         self._listeners: list[Callable[[str], None]] = []
+        self.cordoned: set[str] = set()  # nodes being drained: no new pod lands there
 
     def _advertised(self, gpu: GPU) -> IsolationPolicy:
         pool = self.pools.get(gpu.pool) if gpu.pool else None
@@ -134,6 +135,11 @@ class Ledger:
     def subscribe(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(node)`` after every change on ``node``."""
         self._listeners.append(listener)
+
+    def cordon(self, node: str, on: bool = True) -> None:
+        """Mark ``node`` unschedulable (or schedulable again), as `kubectl cordon` does."""
+        (self.cordoned.add if on else self.cordoned.discard)(node)
+        self._changed(node)
 
     def version(self, node: str) -> int:
         return self._versions[node]

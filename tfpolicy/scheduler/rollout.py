@@ -1,21 +1,18 @@
-"""Rollout simulation: replace a workload's old pods by new ones as its controller would.
+"""Rollout simulation: replace workloads' old pods by new ones as their controllers would.
 
-* Deployment / Argo Rollout `RollingUpdate`: maxSurge (rounded up) and
-  maxUnavailable (rounded down), default 25 %/25 %; both 0 after scaling ⇒
-  maxUnavailable 1 (the Deployment controller's fencepost rule). Each round
-  creates new pods up to replicas + surge, then deletes old pods down to
-  replicas − unavailable. New pods must be scheduled when created: the proof
-  assumes the scheduler sees them before the old pods are gone, so the
-  surge's peak must fit.
-* `Recreate`: every old pod goes, then the new ones come.
-* StatefulSet: one ordinal at a time from the highest: delete, then create.
-* DaemonSet: like rolling, default maxUnavailable 1 and maxSurge 0, percentages
-  rounded up; the per-node pinning of daemon pods is not simulated.
-* Jobs (Job, CronJob, training and Ray CRDs, bare pods): no rollout; the next
-  run replaces the old pods all at once.
+The controllers (`controllers.py`) sync in turn, then the scheduler tries
+every pending pod in creation order (kube-scheduler's queue sorts by
+priority, then creation time; these pods share a priority), and this
+repeats until nothing moves. A step fits when every controller is done;
+otherwise the pods still pending are the deadlock, each with the
+FitError-style diagnosis of its last attempt.
 
-Workloads of a step are rolled one after another in sorted order; concurrent
-rollouts are not modelled. A step stops at the first pod that does not fit.
+By default all transitions of a step run at once, as a GitOps sync applies
+every changed manifest together: the harder case for capacity, since surge
+pods of one workload may take the GPUs another is freeing. ``concurrent=
+False`` rolls them one after the other in sorted order instead. A DaemonSet
+rolls with its maxSurge/maxUnavailable counts like a Deployment; the
+per-node pinning of daemon pods is not simulated.
 """
 
 from __future__ import annotations
@@ -23,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tfpolicy.scheduler.contract import Allocator, schedule
+from tfpolicy.scheduler.contract import Allocator, schedule, try_schedule
+from tfpolicy.scheduler.controllers import Controller, Ordered, Progress, Rolling
 from tfpolicy.scheduler.diagnosis import Unschedulable
 from tfpolicy.scheduler.model import PodRequest
 from tfpolicy.scheduler.report import (
@@ -41,6 +39,7 @@ class StrategyType(Enum):
     RECREATE = "Recreate"
     ORDERED = "OrderedReady"
     ALL_AT_ONCE = "AllAtOnce"
+    ON_DELETE = "OnDelete"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +50,8 @@ class Strategy:
     max_surge: int | str = "25%"
     max_unavailable: int | str = "25%"
     round_up_unavailable: bool = False
+    partition: int = 0  # StatefulSet: ordinals below it keep the old template
+    canary_weights: tuple[int, ...] = ()  # Argo Rollout canary `setWeight` steps, in order
 
 
 ROLLING_KINDS = frozenset({"Deployment", "Rollout"})
@@ -61,7 +62,7 @@ def default_strategy(kind: str) -> Strategy:
     if kind in ROLLING_KINDS:
         return Strategy(StrategyType.ROLLING)
     if kind == "StatefulSet":
-        return Strategy(StrategyType.ORDERED)
+        return Strategy(StrategyType.ORDERED, 0, 1)
     if kind == "DaemonSet":
         return Strategy(StrategyType.ROLLING, 0, 1, round_up_unavailable=True)
     return Strategy(StrategyType.ALL_AT_ONCE)
@@ -108,83 +109,101 @@ class StepResult:
     after: Usage
     pools: tuple[PoolUsage, ...]
     oversubscribed: tuple[GpuLimits, ...]
+    waiting: tuple[Failure, ...] = ()  # every workload left with pending pods, sorted
 
 
-class _Run:
-    """A transition in progress: the old pods still running, the new ones placed."""
+def controller_for(transition: Transition) -> Controller:
+    """The controller that rolls ``transition``, from its strategy or its kind's default."""
+    strategy = transition.strategy or default_strategy(transition.kind)
+    progress = Progress(transition.workload, list(transition.old_pods), transition.new_pods)
+    total = len(transition.new_pods)
+    if strategy.type is StrategyType.ROLLING:
+        surge = scaled(strategy.max_surge, transition.replicas, True)
+        unavailable = scaled(strategy.max_unavailable, transition.replicas,
+                             strategy.round_up_unavailable)
+        targets = tuple(-(-w * total // 100) for w in strategy.canary_weights if w < 100)
+        return Rolling(progress, surge, unavailable, (*targets, total))
+    if strategy.type is StrategyType.ORDERED:
+        at_once = scaled(strategy.max_unavailable, transition.replicas, False)
+        return Ordered(progress, strategy.partition, at_once)
+    if strategy.type is StrategyType.ON_DELETE:
+        return Ordered(progress, max(total, len(transition.old_pods)), 1)
+    return Controller(progress)
 
-    def __init__(self, allocator: Allocator, transition: Transition) -> None:
-        self.allocator, self.t = allocator, transition
-        self.old = list(transition.old_pods)
-        self.created = 0
 
-    def delete_old(self, count: int) -> None:
-        for pod in self.old[:count]:
-            self.allocator.ledger.release(pod.key)  # a pod that never ran frees nothing
-        del self.old[:count]
+class _Loop:
+    """Controllers syncing in turn, then the scheduler over the pending pods."""
 
-    def create(self, count: int) -> Failure | None:
-        for pod in self.t.new_pods[self.created:self.created + count]:
-            placed = schedule(self.allocator, pod)
-            if isinstance(placed, Unschedulable):
-                return Failure(self.t.workload, pod, placed, len(self.old), self.created)
-            self.created += 1
-        return None
+    def __init__(self, allocator: Allocator, controllers: list[Controller]) -> None:
+        self.allocator, self.controllers = allocator, controllers
+        self.queue: list[tuple[Controller, PodRequest]] = []
+
+    def run(self) -> None:
+        moved = True
+        while moved:
+            moved = False
+            for controller in self.controllers:
+                if controller.done:
+                    continue
+                before = len(controller.p.old)
+                made = controller.reconcile(self.allocator.ledger)
+                self.queue.extend((controller, pod) for pod in made)
+                moved |= bool(made) or len(controller.p.old) != before
+            moved |= self._schedule()
+
+    def _schedule(self) -> bool:
+        """One pass over the queue; a pod shaped like one that just failed is not retried."""
+        placed, failed, left = False, set[tuple[str, object]](), []
+        for controller, pod in self.queue:
+            shape = (pod.workload, pod.kind)
+            if shape in failed or try_schedule(self.allocator, pod) is None:
+                failed.add(shape)
+                left.append((controller, pod))
+                continue
+            controller.p.pending.remove(pod)
+            controller.p.ready += 1
+            placed = True
+        self.queue = left
+        return placed
+
+    def waiting(self) -> tuple[Failure, ...]:
+        """The deadlock: per stuck workload, its first pending pod, diagnosed as things stand."""
+        stuck = [c.p for c in self.controllers if not c.done]
+        # A controller can only stop short of done while some pod of its own waits.
+        assert all(p.pending for p in stuck), "a rollout stalled with no pod pending"
+        return tuple(sorted((Failure(p.workload, p.pending[0], self._why(p.pending[0]),
+                                     len(p.old), p.ready) for p in stuck),
+                            key=lambda f: f.workload))
+
+    def _why(self, pod: PodRequest) -> Unschedulable:
+        found = self.allocator.choose(pod)
+        assert isinstance(found, Unschedulable), "a pending pod fits: the loop stopped early"
+        return found
 
 
 def simulate_transition(allocator: Allocator, transition: Transition) -> Failure | None:
-    """Roll one workload on the allocator's ledger; the first misfit, or None."""
-    strategy = transition.strategy or default_strategy(transition.kind)
-    run = _Run(allocator, transition)
-    if strategy.type is StrategyType.ROLLING:
-        return _rolling(run, strategy)
-    if strategy.type is StrategyType.ORDERED:
-        return _ordered(run)
-    run.delete_old(len(run.old))
-    return run.create(len(transition.new_pods))
+    """Roll one workload on the allocator's ledger; the first pod left waiting, or None."""
+    loop = _Loop(allocator, [controller_for(transition)])
+    loop.run()
+    waiting = loop.waiting()
+    return waiting[0] if waiting else None
 
 
-def _rolling(run: _Run, strategy: Strategy) -> Failure | None:
-    replicas, target = run.t.replicas, len(run.t.new_pods)
-    surge = scaled(strategy.max_surge, replicas, True)
-    unavailable = scaled(strategy.max_unavailable, replicas, strategy.round_up_unavailable)
-    if surge == 0 and unavailable == 0:
-        unavailable = 1
-    while run.created < target or run.old:
-        room = min(target + surge - len(run.old) - run.created, target - run.created)
-        failure = run.create(max(room, 0))
-        if failure is not None:
-            return failure
-        run.delete_old(max(len(run.old) + run.created - (target - unavailable), 0))
-    return None
-
-
-def _ordered(run: _Run) -> Failure | None:
-    """StatefulSet RollingUpdate: highest ordinal first, delete before create."""
-    old, new = list(run.t.old_pods), run.t.new_pods
-    for ordinal in reversed(range(max(len(old), len(new)))):
-        if ordinal < len(old):
-            run.allocator.ledger.release(old[ordinal].key)
-            run.old.remove(old[ordinal])
-        if ordinal < len(new):
-            placed = schedule(run.allocator, new[ordinal])
-            if isinstance(placed, Unschedulable):
-                return Failure(run.t.workload, new[ordinal], placed, len(run.old), run.created)
-            run.created += 1
-    return None
-
-
-def simulate_step(allocator: Allocator, transitions: list[Transition]) -> StepResult:
-    """Roll every transition, sorted by workload, against one ledger."""
+def simulate_step(allocator: Allocator, transitions: list[Transition],
+                  concurrent: bool = True) -> StepResult:
+    """Roll every transition against one ledger, all at once or one after the other."""
     ledger = allocator.ledger
     before = usage(ledger)
-    failure = None
-    for transition in sorted(transitions, key=lambda t: (t.workload, t.kind)):
-        failure = simulate_transition(allocator, transition)
-        if failure is not None:
+    ordered = sorted(transitions, key=lambda t: (t.workload, t.kind))
+    waiting: tuple[Failure, ...] = ()
+    for batch in ([ordered] if concurrent else [[t] for t in ordered]):
+        loop = _Loop(allocator, [controller_for(t) for t in batch])
+        loop.run()
+        waiting = loop.waiting()
+        if waiting:
             break
-    return StepResult(failure is None, failure, before, usage(ledger), pool_usage(ledger),
-                      oversubscribed_gpus(ledger))
+    return StepResult(not waiting, waiting[0] if waiting else None, before, usage(ledger),
+                      pool_usage(ledger), oversubscribed_gpus(ledger), waiting)
 
 
 def place_pods(allocator: Allocator, pods: list[PodRequest]) -> tuple[Failure, ...]:

@@ -169,7 +169,7 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
 
     Valid GPUs sorted by GPU-within-node score (descending), then name.
     """
-    if ledger.workers_full(node, pool):
+    if node in ledger.cordoned or ledger.workers_full(node, pool):
         return None
     policy = ledger.settings.isolation_policy
     valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]
@@ -183,7 +183,7 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
 
 def pick_whole_gpus(ledger: Ledger, node: str, pod: PodRequest) -> tuple[str, ...] | None:
     """A device-plugin pod's GPUs on ``node``: the first free ones by name."""
-    if not ledger.native_ok(node):
+    if node in ledger.cordoned or not ledger.native_ok(node):
         return None
     free = [s.gpu.name for s in ledger.node_gpus[node] if dp_reason(s, pod) is None]
     return tuple(free[: pod.count]) if len(free) >= pod.count else None
