@@ -82,14 +82,14 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
     tell = _progress()
     if tell is not None:
         tell("reading")
-    policy_docs, shown = _policy_documents(policies)
+    policy_docs, shown = policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
                               admission_pools(fleet), model_capacities(fleet))
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
-                                    namespace, shown, _scheduler_settings(values),
+                                    namespace, shown, scheduler_settings(values),
                                     concurrent=rollout == "concurrent",
                                     consolidate=consolidate, progress=tell))
     except TooManyPods as exc:
@@ -125,7 +125,7 @@ def _progress() -> Callable[[str], None] | None:
     return tell
 
 
-def _scheduler_settings(values: str | None) -> SchedulerSettings | None:
+def scheduler_settings(values: str | None) -> SchedulerSettings | None:
     """What the chart's values change in scheduling (isolation mode policy, score weights,
     progressive migration); without ``--values`` the inventory's ``spec.scheduler`` holds,
     else the chart's defaults."""
@@ -137,7 +137,7 @@ def _scheduler_settings(values: str | None) -> SchedulerSettings | None:
         raise exc.located(values) from None
 
 
-def _policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
+def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
     """The raw, schema-valid policy documents (validation raises: exit 2)."""
     given, base = list(refs), Path(".")
     config = None if refs else find_config(Path.cwd())

@@ -18,7 +18,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
-from tfpolicy.commands.plan import _policy_documents, _scheduler_settings, read_inventory
+from tfpolicy.commands.plan import policy_documents, scheduler_settings, read_inventory
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities, parse_ladder
@@ -67,14 +67,14 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     """Check that the last plan step took effect in the cluster: ready, wait or stop."""
     ladder = parse_ladder(steps)
     snapshot = _snapshot(snapshots, live, context, paths)
-    policy_docs, shown = _policy_documents(policies)
+    policy_docs, shown = policy_documents(policies)
     docs = read_documents(paths)
     fleet = read_inventory(inventory) if inventory else _fleet(snapshot)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
                               admission_pools(fleet) if fleet.pools else None,
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
-                      _scheduler_settings(values))
+                      scheduler_settings(values))
     report = verify(given, step, snapshot)
     sys.stdout.write(as_json(report) if fmt == "json" else as_text(report))
     return ExitCode.OK if report.verdict is Verdict.READY else ExitCode.FINDINGS
