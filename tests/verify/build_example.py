@@ -20,7 +20,7 @@ from typing import Any
 from tfpolicy.admission import admit
 from tfpolicy.admission.config import AdmissionContext
 from tfpolicy.commands.admission import cluster_webhook, read_documents
-from tfpolicy.commands.plan import _policy_documents, read_inventory
+from tfpolicy.commands.plan import policy_documents, read_inventory
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities
 from tfpolicy.plan.ladder import policy_set, step_documents
 from tfpolicy.plan.simulate import gpu_units
@@ -47,7 +47,7 @@ def main(target: Path = ROOT / "examples" / "cluster" / "after-takeover.yaml") -
     refs = ("takeover",)
     docs = read_documents((str(ROOT / "examples" / "manifests"),))
     fleet = read_inventory(str(ROOT / "examples" / "inventory.yaml"))
-    policy_docs, shown = _policy_documents(refs)
+    policy_docs, shown = policy_documents(refs)
     webhook = cluster_webhook(None, None, docs, (), "default", admission_pools(fleet),
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
