@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.recommend.core import GpuWorkload, Settings, Usage, recommend
+from tfpolicy.recommend.core import GpuWorkload, Result, Settings, Usage, recommend
 from tfpolicy.recommend.mapping import WorkloadId, map_pods
 from tfpolicy.recommend.policy import binary, blocks
 from tfpolicy.recommend.series import Series, parse_answer
@@ -139,7 +141,13 @@ def test_binary_rounds_up_to_mib() -> None:
 
 
 def test_a_match_that_would_catch_another_workload_leaves_it_out() -> None:
-    result = run([steady("web-0", 0.25, 100)])
-    other = WorkloadId("ns", "Deployment", "web")  # same name, not recommended
-    docs, after = blocks(result, [WorkloadId("ns", "StatefulSet", "web"), other])  # type: ignore[arg-type]
-    assert docs == [] and "same-named" in after.left_out[0][1]
+    (rec,) = run([steady("web-0", 0.25, 100)]).recommended  # type: ignore[attr-defined]
+    api = replace(rec, id=WorkloadId("ns", "Deployment", "api"))
+    # kinds {StatefulSet, Deployment} × names {web, api} would also select Deployment web
+    caught = WorkloadId("ns", "Deployment", "web")
+    docs, after = blocks(Result([rec, api], []), [rec.id, api.id, caught])
+    assert [d.data["spec"]["match"]["names"] for d in docs] == [["api"]]
+    assert after.left_out == [(rec.id, "its match would also select a same-named workload "
+                                       "sized apart")]
+    docs, after = blocks(Result([rec, api], []), [rec.id, api.id])
+    assert docs[0].data["spec"]["match"]["names"] == ["api", "web"] and not after.left_out
