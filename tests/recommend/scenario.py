@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from tests.recommend.dcgm_series import DAY, Run, Workload
 
-A100, L4, H100 = "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "NVIDIA H100 80GB HBM3"
+A100, L4 = "NVIDIA A100-SXM4-80GB", "NVIDIA L4"
 WINDOW = "2d"
 
 
@@ -34,7 +34,7 @@ def fleet() -> list[Workload]:
         Workload("ml-training", "trainer", A100, tuple(
             Run(f"llm-finetune-{i}", 2 * DAY) for i in range(2)),
             activity=0.93, swing=0.03, fb_mib=71000, gpus=4),
-        Workload("ml-training", "pytorch", H100, tuple(
+        Workload("ml-training", "pytorch", A100, tuple(
             Run(f"resnet-ddp-{role}", 2 * DAY) for role in
             ("master-0", "worker-0", "worker-1", "worker-2")),
             activity=0.50, swing=0.10, fb_mib=40000, gpus=2),

@@ -130,4 +130,5 @@ def _write(path: Path, text: str) -> None:
                                     prefix=f".{path.name}.")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text)
+    os.chmod(temp, 0o644)  # a metrics file is for review, not a secret (mkstemp makes 0600)
     os.replace(temp, path)
