@@ -143,3 +143,33 @@ def test_no_gpu_workload(tmp_path: Path) -> None:
     refused(tfpolicy("recommend", "--metrics", "x.json",
                      str(ROOT / "examples" / "manifests" / "monitoring.yaml")),
             "no GPU workload in the manifests")
+
+
+def test_an_ambiguous_pod_is_reported_not_guessed(tmp_path: Path) -> None:
+    manifests = tmp_path / "m.yaml"
+    gpu = "    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n"
+    manifests.write_text("".join(
+        f"---\napiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: ns}}\n"
+        f"spec:\n  template:\n{gpu}" for kind, name in
+        (("Deployment", "a"), ("ReplicaSet", "a-7d9f8b6c5d"), ("StatefulSet", "b"))))
+
+    def series(pod: str, value: float, step: int) -> dict[str, object]:
+        return {"metric": {"namespace": "ns", "pod": pod, "modelName": "NVIDIA L4"},
+                "values": [[1767225600 - step * i, str(value)] for i in range(100)]}
+
+    def matrix(*items: dict[str, object]) -> dict[str, object]:
+        return {"status": "success", "data": {"resultType": "matrix", "result": list(items)}}
+
+    snap = tmp_path / "s.json"
+    snap.write_text(json.dumps({"kind": "MetricsSnapshot", "end": 1767225600, "window": "2d",
+                                "step": "5m", "answers": {
+        "activity": matrix(series("a-7d9f8b6c5d-x7k2p", 0.5, 300), series("b-0", 0.25, 300)),
+        "utilization": matrix(),
+        "framebuffer": matrix(series("a-7d9f8b6c5d-x7k2p", 9000, 86400),
+                              series("b-0", 4096, 86400))}}))
+    result = tfpolicy("recommend", "--metrics", str(snap), str(manifests))
+    assert result.returncode == 0, result.stderr
+    assert ("pod ns/a-7d9f8b6c5d-x7k2p fits several workloads (ns/Deployment/a, "
+            "ns/ReplicaSet/a-7d9f8b6c5d): not used") in result.stderr
+    assert "ns/Deployment/a: left out: no GPU activity" in result.stderr
+    assert "names: [b]" in result.stdout and "names: [a" not in result.stdout

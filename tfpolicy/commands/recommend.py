@@ -81,6 +81,8 @@ def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | Non
     for workload, reason in sorted(result.left_out):
         print(f"tfpolicy: [warning] {workload}: left out: {' '.join(reason.split())}",
               file=sys.stderr)
+    for note in result.notes:
+        print(f"tfpolicy: [warning] {' '.join(note.split())}", file=sys.stderr)
     sys.stdout.write(text)
     return ExitCode.OK
 
