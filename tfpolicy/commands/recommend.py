@@ -8,6 +8,7 @@ Workloads left out are listed in the policy's header comment and on stderr.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import tempfile
@@ -100,6 +101,8 @@ def _live(url: str, namespaces: list[str], end: float | None, window: str, step:
     span, resolution = seconds(window), seconds(step)
     if not span or not resolution:
         raise TfpolicyError("--window and --step take durations such as 7d, 5m, 30s")
+    if end is not None and not (math.isfinite(end) and end > 0):
+        raise TfpolicyError("--end takes a Unix time in seconds")
     if span // resolution > 11000:  # Prometheus refuses more points per series
         raise TfpolicyError(f"--window {window} at --step {step} exceeds 11000 points a series")
     stop = float(int(time.time())) if end is None else end
