@@ -151,3 +151,27 @@ def test_a_match_that_would_catch_another_workload_leaves_it_out() -> None:
                                        "sized apart")]
     docs, after = blocks(Result([rec, api], []), [rec.id, api.id])
     assert docs[0].data["spec"]["match"]["names"] == ["api", "web"] and not after.left_out
+
+
+def test_the_template_qos_chooses_the_request() -> None:
+    from tfpolicy.recommend.manifests import gpu_workloads
+    template = {"metadata": {"annotations": {"tensor-fusion.ai/qos": "critical"}},
+                "spec": {"containers": [{"name": "c", "resources": {
+                    "limits": {"nvidia.com/gpu": 1}}}]}}
+    opted_out = {"metadata": {"labels": {"tensor-fusion.ai/enabled": "false"}},
+                 "spec": template["spec"]}
+    docs = [{"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+             "spec": {"template": template}},
+            {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "off"},
+             "spec": {"template": opted_out}}]
+    (found,) = gpu_workloads(docs, "ns")
+    assert found == GpuWorkload(WorkloadId("ns", "StatefulSet", "web"), "critical")
+    activity = [Series("ns", "web-0", "NVIDIA L4",
+                       tuple((600.0 * i, 0.1 if i % 2 else 0.4) for i in range(100)))]
+    fb = [steady("web-0", 4096.0, 2)]
+    by_qos = {qos: recommend([GpuWorkload(found.id, qos)], Usage(activity, [], fb),
+                             Settings(window=7 * 86400.0)).recommended[0].tflops
+              for qos in ("critical", "")}
+    # critical: request = upper estimate = limit; the default medium: request = lower
+    assert by_qos["critical"].request == by_qos["critical"].limit
+    assert by_qos[""].request < by_qos[""].limit == by_qos["critical"].limit
