@@ -175,3 +175,11 @@ def test_the_template_qos_chooses_the_request() -> None:
     # critical: request = upper estimate = limit; the default medium: request = lower
     assert by_qos["critical"].request == by_qos["critical"].limit
     assert by_qos[""].request < by_qos[""].limit == by_qos["critical"].limit
+
+
+def test_kinds_without_a_naming_rule_are_reported() -> None:
+    workload = GpuWorkload(WorkloadId("ns", "RayJob", "rj"), "")
+    result = recommend([workload], Usage([steady("rj-raycluster-k8s2z-head-b4c2d", 0.2, 100)],
+                                         [], []), Settings(window=86400.0))
+    assert result.left_out == [(workload.id, "the pods of a RayJob cannot be told by name "
+                                             "(not mapped)")]

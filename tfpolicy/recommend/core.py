@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from tfpolicy import gputable
 from tfpolicy.recommend.histogram import Sample, decayed
-from tfpolicy.recommend.mapping import WorkloadId, map_pods
+from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules
 from tfpolicy.recommend.series import Series
 
@@ -126,6 +126,8 @@ def _activity(mine: _Mine) -> list[Series]:
 
 
 def _one(workload: GpuWorkload, mine: _Mine, settings: Settings) -> Recommendation | str:
+    if pattern(workload.id) is None:
+        return f"the pods of a {workload.id.kind} cannot be told by name (not mapped)"
     activity = _activity(mine)
     points = [p for s in activity for p in s.points]
     if not points:
