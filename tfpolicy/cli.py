@@ -20,6 +20,7 @@ from tfpolicy.commands.fix import fix
 from tfpolicy.commands.krm import krm
 from tfpolicy.commands.kustomize import kustomize
 from tfpolicy.commands.plan import plan
+from tfpolicy.commands.recommend import recommend_cmd
 from tfpolicy.commands.validate import validate
 from tfpolicy.commands.verify import verify_command
 from tfpolicy.errors import ExitCode, TfpolicyError
@@ -30,6 +31,7 @@ COMMANDS: dict[str, click.Command] = {
     "apply": apply, "check": check, "fix": fix, "validate": validate,
     "krm": krm, "kustomize": kustomize, "argocd": argocd,
     "admission": admission, "plan": plan,
+    "recommend": recommend_cmd,
     "verify": verify_command,
 }
 

@@ -1,0 +1,45 @@
+"""The example fleet's measured week, as dcgm-exporter would have exported it.
+
+Matches ``examples/manifests``: a Deployment restarted a day ago (new
+ReplicaSet hash, so new pod names), a Job on a GPU without profiling
+metrics (utilization only), a StatefulSet that runs hot on four GPUs, a PyTorchJob, a
+RayCluster worker group, a CronJob with twenty minutes of data, a MIG Deployment
+with no data, and pods the manifests do not make.
+"""
+
+from __future__ import annotations
+
+from tests.recommend.dcgm_series import DAY, Run, Workload
+
+A100, L4 = "NVIDIA A100-SXM4-80GB", "NVIDIA L4"
+WINDOW = "2d"
+
+
+def fleet() -> list[Workload]:
+    return [
+        Workload("ml-serving", "vllm", A100, (
+            Run("llama-8b-vllm-7d9f8b6c5d-x7k2p", 2 * DAY, DAY),
+            Run("llama-8b-vllm-7d9f8b6c5d-q9z4m", 2 * DAY, DAY),
+            Run("llama-8b-vllm-6b8c4f9d7b-m5n6p", DAY),
+            Run("llama-8b-vllm-6b8c4f9d7b-t2v4w", DAY)),
+            activity=0.25, swing=0.15, fb_mib=30000, interval=15),
+        Workload("ml-training", "embed", L4, (Run("embed-corpus-2024-10-x4z7b", DAY, DAY // 2),),
+                 activity=0.30, swing=0.10, fb_mib=6000, profiling=False),
+        Workload("ml-serving", "ray-worker", L4, (
+            Run("ray-serve-llm-gpu-workers-worker-k8s2z", 2 * DAY),
+            Run("ray-serve-llm-gpu-workers-worker-p4q7r", 2 * DAY)),
+            activity=0.40, swing=0.20, fb_mib=12000),
+        Workload("ml-serving", "grafana", L4, (Run("grafana-7c9d8f6b5c-x2z4b", 2 * DAY),),
+                 activity=0.05, swing=0.0, fb_mib=500),
+        Workload("ml-training", "trainer", A100, tuple(
+            Run(f"llm-finetune-{i}", 2 * DAY) for i in range(2)),
+            activity=0.93, swing=0.03, fb_mib=71000, gpus=4),
+        Workload("ml-training", "pytorch", A100, tuple(
+            Run(f"resnet-ddp-{role}", 2 * DAY) for role in
+            ("master-0", "worker-0", "worker-1", "worker-2")),
+            activity=0.50, swing=0.10, fb_mib=40000, gpus=2),
+        Workload("ml-training", "eval", A100, (Run("nightly-eval-29420160-b4c2d", 1200),),
+                 activity=0.60, swing=0.0, fb_mib=20000),
+        Workload("other-team", "x", A100, (Run("not-in-the-manifests-0", 2 * DAY),),
+                 activity=0.5, swing=0.1, fb_mib=1000),
+    ]
