@@ -16,6 +16,12 @@ demo: $(BIN)/tfpolicy
 	head -n 40 .demo-takeover.yaml && rm -f .demo-takeover.yaml
 	@echo "== tfpolicy check -p rightsize-example examples/manifests (what fix would change)"
 	-$(BIN)/tfpolicy check -p rightsize-example examples/manifests
+	@echo "== tfpolicy recommend: measured usage (an offline Prometheus answer file) to a rightsize policy"
+	$(BIN)/tfpolicy recommend --metrics examples/metrics/example-fleet-2d.json examples/manifests > .demo-rightsize.yaml
+	head -n 30 .demo-rightsize.yaml
+	@echo "== tfpolicy plan -p <the recommended policy>: each step proved against examples/inventory.yaml"
+	$(BIN)/tfpolicy plan -p .demo-rightsize.yaml --inventory examples/inventory.yaml examples/manifests > .demo-plan.txt
+	sed -n '/^summary:/,$$p' .demo-plan.txt && rm -f .demo-rightsize.yaml .demo-plan.txt
 	@echo "== tfpolicy plan: each step proved against examples/inventory.yaml"
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml examples/manifests
 	@echo "== tfpolicy verify: the examples' cluster after the takeover step (a pod still waits)"
