@@ -18,7 +18,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
-from tfpolicy.commands.plan import policy_documents, scheduler_settings, read_inventory
+from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities, parse_ladder
