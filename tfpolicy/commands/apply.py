@@ -18,7 +18,7 @@ from typing import BinaryIO
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import emit_findings, engine_options, resolve
+from tfpolicy.commands.common import emit_findings, engine_options, named, resolve
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.pipeline import transform_documents
@@ -37,7 +37,7 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     findings: list[Finding] = []
     with tempfile.TemporaryFile() as spool:
         ended = True
-        for index, file in enumerate(manifest_files(paths)):
+        for index, file in enumerate(manifest_files(named(paths, stdin=True))):
             with _lines(file) as lines:
                 docs = yamlio.iter_documents(lines)
                 for n, outcome in enumerate(transform_documents(docs, run.policies,
