@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.config import lookup
 from tfpolicy.engine import PolicySet
@@ -28,6 +29,11 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     return value
 
 
+def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[QUIET] = value
+    return value
+
+
 def engine_options(func: F) -> F:
     options = [
         click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
@@ -41,6 +47,8 @@ def engine_options(func: F) -> F:
                      help="Say why each GPU workload was not selected, and each file skipped."),
         # Kept out of the command's parameters (set in the context), so every command
         # taking engine options need not name it.
+        click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_remember_quiet,
+                     help="No progress on stderr (shown only on a terminal, for long runs)."),
         click.option("--skip-unconfigured", is_flag=True, expose_value=False,
                      callback=_remember, help="fix/check: when no .tfpolicy.yaml governs any "
                      "file named, check nothing and exit 0 (the pre-commit hooks use it)."),

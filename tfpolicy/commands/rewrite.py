@@ -10,6 +10,7 @@ from tfpolicy import yamlio
 from tfpolicy.admission import webhook_traps
 from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
+from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.edits import Edit, format_path, get_path
 from tfpolicy.engine import Change, PolicySet, objects, resource_ref
@@ -43,11 +44,13 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     no Kubernetes object are skipped (said under ``--explain``).
     """
     rewrites, findings, changes = [], [], []
-    files = unscoped = 0
-    for path in manifest_files(named(paths)):
+    unscoped = 0
+    files = list(manifest_files(named(paths)))
+    shown = progress(len(files))
+    for path in files:
+        shown.step(path)
         if path == STDIN:
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-        files += 1
         scope = _scope(run, path)
         unscoped += isinstance(scope, Unscoped)
         rewrite = _rewrite(path, scope, keep_original) if isinstance(scope, Scope) else None
@@ -56,7 +59,8 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
         rewrites.append(rewrite[0])
         findings.extend(rewrite[1].findings)
         changes.extend(rewrite[1].changes)
-    if files and unscoped == files and not run.skip_unconfigured:
+    shown.close()
+    if files and unscoped == len(files) and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
                             "(none governs the files named)")
     return rewrites, findings, changes
