@@ -82,7 +82,8 @@ def test_policy_failing_its_schema_is_exit_2_with_every_violation(tmp_path: Path
     assert result.stdout == b""
     lines = result.stderr.decode().splitlines()
     assert lines == [
-        f"{policy}:7:19: [error] unknown field 'enabledReplica' ($.spec.enabledReplica) (p)",
+        f"{policy}:7:19: [error] unknown field 'enabledReplica' (did you mean enabledReplicas?) "
+        "($.spec.enabledReplica) (p)",
         f"{policy}:8:8: [error] 'fast' is not one of: low, medium, high, critical ($.spec.qos) (p)",
     ]
 

@@ -24,8 +24,9 @@ from tfpolicy.commands.recommend import recommend_cmd
 from tfpolicy.commands.validate import validate
 from tfpolicy.commands.verify import verify_command
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.findings import error_finding
 from tfpolicy.policy import PolicyInvalid
-from tfpolicy.render import text as render_text
+from tfpolicy.render import FORMATS
 
 COMMANDS: dict[str, click.Command] = {
     "apply": apply, "check": check, "fix": fix, "validate": validate,
@@ -73,10 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (KeyboardInterrupt, click.Abort):
         return ExitCode.INTERRUPTED
     except PolicyInvalid as exc:
-        sys.stderr.write(render_text(exc.findings))
+        sys.stderr.write(FORMATS[_format(args)](exc.findings))
         return ExitCode.INVALID
     except TfpolicyError as exc:
-        return _fail(exc)
+        return _fail(exc, _format(args))
     except (BrokenPipeError, _OutputClosed):
         return _broken_pipe()
     except Exception as exc:  # anything else is a bug: one line, traceback on request
@@ -99,7 +100,21 @@ def _broken_pipe() -> int:
     return ExitCode.BROKEN_PIPE
 
 
-def _fail(exc: TfpolicyError) -> int:
+def _format(args: list[str]) -> str:
+    """The ``--format`` asked for, so a CI reading annotations sees exit-2 errors too."""
+    for index, arg in enumerate(args):
+        value = arg.partition("=")[2] if arg.startswith("--format=") else (
+            args[index + 1] if arg == "--format" and index + 1 < len(args) else "")
+        if value in FORMATS:
+            return value
+    return "text"
+
+
+def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
+    if fmt != "text":
+        sys.stderr.write(FORMATS[fmt]([error_finding(exc.message, exc.file, exc.line,
+                                                      exc.column)]))
+        return int(exc.exit_code)
     text = str(exc)
     located = exc.file is not None or exc.line is not None
     if located:

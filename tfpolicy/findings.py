@@ -52,3 +52,10 @@ def sorted_findings(findings: list[Finding]) -> list[Finding]:
 
 def has_errors(findings: list[Finding]) -> bool:
     return any(f.severity is Severity.ERROR for f in findings)
+
+
+def error_finding(message: str, file: str | None, line: int | None,
+                  column: int | None) -> Finding:
+    """A bad-input error (exit 2) as a finding, so ``--format`` renders it like the rest."""
+    return Finding(Severity.ERROR, " ".join(message.split()), "bad-input", file=file or "",
+                   line=line or 0, column=column or 0)

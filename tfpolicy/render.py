@@ -1,12 +1,15 @@
-"""Findings as text, JSON or GitHub annotations: pure functions returning strings (a registry)."""
+"""Findings as text, JSON, GitHub annotations, SARIF or JUnit XML: pure functions returning
+strings (a registry)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from typing import Any
+from xml.sax.saxutils import escape, quoteattr
 
-from tfpolicy.findings import Finding, sorted_findings
+from tfpolicy import __version__
+from tfpolicy.findings import Finding, Severity, sorted_findings
 
 
 def _where(f: Finding) -> str:
@@ -58,4 +61,56 @@ def github(findings: list[Finding]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-FORMATS: dict[str, Callable[[list[Finding]], str]] = {"text": text, "json": json_, "github": github}
+# SARIF 2.1.0, the format code-scanning uploads take: one run, one result per finding.
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def sarif(findings: list[Finding]) -> str:
+    ordered = sorted_findings(findings)
+    rules = sorted({f.rule for f in ordered})
+    driver = {"name": "tfpolicy", "version": __version__, "rules": [{"id": r} for r in rules]}
+    run = {"tool": {"driver": driver}, "results": [_sarif_result(f) for f in ordered]}
+    log = {"$schema": _SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _sarif_result(f: Finding) -> dict[str, Any]:
+    region = {"startLine": f.line or 1, "startColumn": f.column or 1}
+    location = {"physicalLocation": {"artifactLocation": {"uri": f.file or "-"},
+                                     "region": region}}
+    subject = f"{f.resource}: " if f.resource else ""
+    result: dict[str, Any] = {"ruleId": f.rule, "level": _SARIF_LEVEL[f.severity],
+                              "message": {"text": subject + f.message},
+                              "locations": [location]}
+    if f.policy:
+        result["properties"] = {"policy": f.policy}
+    return result
+
+
+def junit(findings: list[Finding]) -> str:
+    """JUnit XML for CI test reports: a finding is a test case, failed when not info."""
+    ordered = sorted_findings(findings)
+    failed = sum(f.severity is not Severity.INFO for f in ordered)
+    cases = [_junit_case(f) for f in ordered] or [
+        '    <testcase classname="tfpolicy" name="no findings"/>\n']
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
+            f'  <testsuite name="tfpolicy" tests="{len(cases)}" failures="{failed}" '
+            'errors="0">\n' + "".join(cases) + "  </testsuite>\n</testsuites>\n")
+
+
+def _junit_case(f: Finding) -> str:
+    name = quoteattr(f"{_where(f)} {f.resource or ''} {f.rule}".replace("  ", " "))
+    head = f"    <testcase classname={quoteattr(f.file or '-')} name={name}"
+    if f.severity is Severity.INFO:
+        return f"{head}>\n      <system-out>{escape(f.message)}</system-out>\n    </testcase>\n"
+    message = f"{f.message} ({f.policy or f.rule})"
+    return (f"{head}>\n      <failure type={quoteattr(f.severity.label)} "
+            f"message={quoteattr(message)}>{escape(message)}</failure>\n    </testcase>\n")
+
+
+FORMATS: dict[str, Callable[[list[Finding]], str]] = {
+    "text": text, "json": json_, "github": github, "sarif": sarif, "junit": junit,
+}
+# Formats a program reads: nothing else may share their stream (``check --diff``).
+MACHINE = ("json", "sarif", "junit")

@@ -6,6 +6,7 @@ importlib.resources, so an installed tfpolicy needs no checkout.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,17 +84,26 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "required":  # names the property, never the instance
         return str(error.message)
     if error.validator == "additionalProperties":
-        extra = sorted(set(instance) - set(schema.get("properties", {})), key=str)
-        return f"unknown field {', '.join(brief(e) for e in extra)}"
+        known = [str(k) for k in schema.get("properties", {})]
+        extra = sorted(set(instance) - set(known), key=str)
+        return f"unknown field {', '.join(brief(e) for e in extra)}" + _did_you_mean(extra, known)
     if error.validator == "enum":
-        choices = ", ".join(str(c) for c in schema["enum"])
-        return f"{brief(instance)} is not one of: {choices}"
+        choices = [str(c) for c in schema["enum"]]
+        return f"{brief(instance)} is not one of: {', '.join(choices)}" + _did_you_mean(
+            [instance], choices)
     if error.validator == "not" and isinstance(schema, dict):
         inner = value if isinstance(value, dict) else {}
         return f"not allowed: {inner.get('description') or schema.get('description', 'forbidden')}"
     if error.validator in ("anyOf", "oneOf", "pattern") and "description" in schema:
         return f"{brief(instance)} is not {schema['description']}"
     return _GENERIC.get(str(error.validator), _other)(brief(instance), value)
+
+
+def _did_you_mean(given: list[Any], known: list[str]) -> str:
+    """The known name a typo is closest to (``enabledReplica``, ``takover``), if any is close."""
+    hints = [match[0] for g in given if isinstance(g, str) and len(g) <= _SHORT
+             for match in [difflib.get_close_matches(g, known, n=1, cutoff=0.7)] if match]
+    return f" (did you mean {', '.join(hints)}?)" if hints else ""
 
 
 def _other(shown: str, value: Any) -> str:

@@ -47,7 +47,11 @@ def test_plugin_definition_discovers_and_announces_parameters() -> None:
                                                      "ConfigManagementPlugin")
     assert PLUGIN["spec"]["discover"] == {"fileName": ".tfpolicy.yaml"}
     params = {p["name"]: p["collectionType"] for p in PLUGIN["spec"]["parameters"]["static"]}
-    assert params == {"policies": "array", "stage": "string"}
+    assert params == {"policies": "array", "stage": "string", "helm-value-files": "array",
+                      "helm-values": "string", "helm-parameters": "map",
+                      "helm-release-name": "string", "kustomize-enable-helm": "string",
+                      "kustomize-load-restrictor": "string"}
+    assert PLUGIN["spec"]["init"]["command"] == ["tfpolicy", "argocd", "init"]
 
 
 def test_plain_folder_app(tmp_path: Path) -> None:

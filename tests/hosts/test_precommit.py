@@ -52,6 +52,7 @@ def _manifest_repo(tmp: Path, *extra: tuple[str, str]) -> Path:
     for name in MANIFESTS:
         shutil.copyfile(EXAMPLES / name, repo / "apps" / name)
     (repo / "chart" / "templates").mkdir(parents=True)
+    (repo / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
     (repo / "chart" / "templates" / "deployment.yaml").write_text(
         "spec:\n  replicas: {{ .Values.replicas }}\n  gpu: nvidia.com/gpu\n")
     (repo / "kustomization.yaml").write_text("resources: [apps/llm-server.yaml]\n")
@@ -75,6 +76,7 @@ def test_hook_definitions_need_no_args() -> None:
     for hook in HOOKS.values():
         assert hook["language"] == "python" and hook["require_serial"] is True
         assert "args" not in hook
+        assert "exclude" not in hook  # a user's exclude: would replace it; the tool decides
     assert HOOKS["tfpolicy-fix"]["types_or"] == ["yaml", "json"]
 
 
@@ -128,3 +130,95 @@ def test_validate(hook_repo: Path, env: dict[str, str], tmp_path: Path) -> None:
     code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
     assert code == 1 and "exit code: 2" in out, out  # pre-commit's own exit is 1
     assert "gpu-policy.yaml:4:" in out and "sideways" in out
+
+
+PLAYBOOK = "- hosts: all\n  tasks:\n  - name: gpu driver\n    apt: {name: nvidia-driver}\n"
+COMPOSE = ("x-common: &common\n  restart: always\nservices:\n  web:\n    <<: *common\n"
+           "    image: vllm/vllm-openai\n    deploy: {resources: {reservations: {devices: "
+           "[{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n")
+TSCONFIG = '{\n  // comments are fine in a tsconfig\n  "compilerOptions": {"strict": true},\n}\n'
+
+
+def _monorepo(tmp: Path) -> Path:
+    """A playbook, a compose file, a tsconfig, a chart, and two apps with their own config."""
+    repo = tmp / "mono"
+    files = {
+        "ansible/site.yaml": PLAYBOOK, "docker-compose.yaml": COMPOSE, "web/tsconfig.json": TSCONFIG,
+        "chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        "chart/templates/deployment.yaml": "spec:\n  replicas: {{ .Values.replicas }}\n"
+                                           "  gpu: nvidia.com/gpu\n",
+        "apps/serving/.tfpolicy.yaml": "policies: [takeover]\n",
+        "apps/training/.tfpolicy.yaml": "policies: [rollback]\n",
+    }
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    shutil.copyfile(EXAMPLES / "llm-server.yaml", repo / "apps/serving/llm-server.yaml")
+    shutil.copyfile(EXAMPLES / "batch-jobs.yaml", repo / "apps/training/batch-jobs.yaml")
+    shutil.copyfile(EXAMPLES / "llm-server.yaml", repo / "unowned-gpu.yaml")  # no config above
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "monorepo")
+    return repo
+
+
+def test_mixed_repository_with_per_folder_config(hook_repo: Path, env: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    repo = _monorepo(tmp_path)
+    before = snapshot(repo)
+    code, out = _try(hook_repo, repo, env, "tfpolicy-check")
+    assert code == 1 and "error" not in out and "Traceback" not in out, out
+    assert "apps/serving/llm-server.yaml:" in out and "(takeover)" in out
+    assert "batch-jobs" not in out and "unowned-gpu" not in out  # rollback: nothing to do
+    assert snapshot(repo) == before
+    code, out = _try(hook_repo, repo, env, "tfpolicy-fix")
+    assert code == 1 and "Fixing apps/serving/llm-server.yaml" in out, out
+    after = snapshot(repo)
+    assert {n for n in before if before[n] != after[n]} == {"apps/serving/llm-server.yaml"}
+    code, out = _try(hook_repo, repo, env, "tfpolicy-check")
+    assert code == 0, out
+
+
+def test_broken_manifest_in_mixed_repository_is_still_an_error(
+        hook_repo: Path, env: dict[str, str], tmp_path: Path) -> None:
+    repo = _monorepo(tmp_path)
+    (repo / "apps/serving/broken.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n"
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n    image: 'x\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "broken")
+    before = snapshot(repo)
+    code, out = _try(hook_repo, repo, env, "tfpolicy-fix")
+    assert code == 1 and "exit code: 2" in out, out
+    errors = [line for line in out.splitlines() if "error:" in line]
+    assert len(errors) == 1 and errors[0].startswith("apps/serving/broken.yaml:"), out
+    assert snapshot(repo) == before
+
+
+def test_no_config_anywhere_checks_nothing(hook_repo: Path, env: dict[str, str],
+                                          tmp_path: Path) -> None:
+    repo = _monorepo(tmp_path)
+    for app in ("serving", "training"):
+        (repo / "apps" / app / ".tfpolicy.yaml").unlink()
+    _git(repo, "commit", "-qam", "no config")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-check")
+    assert code == 0, out
+
+
+def test_validate_finds_every_migration_policy(hook_repo: Path, env: dict[str, str],
+                                               tmp_path: Path) -> None:
+    """A policy no config lists, named migration.yaml as the kustomize/kpt examples do."""
+    repo = _monorepo(tmp_path)
+    policy = ROOT / "plugins/kustomize/example/krm/migration.yaml"
+    (repo / "overlays").mkdir()
+    (repo / "overlays/migration.yaml").write_text(policy.read_text())
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "policy")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
+    assert code == 0, out
+    (repo / "overlays/migration.yaml").write_text(
+        policy.read_text().replace("stage: takeover", "stage: takover"))
+    _git(repo, "commit", "-qam", "break it")
+    code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
+    assert code == 1 and "exit code: 2" in out, out
+    assert "overlays/migration.yaml:12:" in out and "takover" in out

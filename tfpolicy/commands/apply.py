@@ -13,12 +13,15 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import BinaryIO
 
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import emit_findings, engine_options, resolve
+from tfpolicy.commands.common import Run, emit_findings, engine_options, named, resolve
+from tfpolicy.commands.outdir import destinations, write_outputs
+from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.pipeline import transform_documents
@@ -29,15 +32,23 @@ _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 
 @click.command()
 @engine_options
+@click.option("-o", "--output", "output", type=click.Path(file_okay=False), default=None,
+              help="Write one file per input file under this folder (a named file by its "
+                   "name, a folder's files by their path in it) instead of stdout.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
-          paths: tuple[str, ...]) -> int:
+          output: str | None, paths: tuple[str, ...]) -> int:
     """Rewrite manifests from files, folders or stdin (-) to stdout."""
     run = resolve(policies, namespace, fmt, explain)
+    if output is not None:
+        return _to_folder(run, named(paths), Path(output))
     findings: list[Finding] = []
+    files = list(manifest_files(named(paths, stdin=True)))
+    shown = progress(len(files))
     with tempfile.TemporaryFile() as spool:
         ended = True
-        for index, file in enumerate(manifest_files(paths)):
+        for index, file in enumerate(files):
+            shown.step(file)
             with _lines(file) as lines:
                 docs = yamlio.iter_documents(lines)
                 for n, outcome in enumerate(transform_documents(docs, run.policies,
@@ -48,10 +59,30 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
                     spool.write(text.encode("utf-8"))
                     ended = text.endswith("\n") if text else ended
                     findings.extend(outcome.findings)
+        shown.close()
         emit_findings(findings, run.fmt, err=True)
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout.buffer)
         sys.stdout.buffer.flush()
+    return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
+
+
+def _to_folder(run: Run, paths: tuple[str, ...], folder: Path) -> int:
+    """Every input's rewritten text, written only once all of them went through."""
+    findings: list[Finding] = []
+    outputs: list[tuple[Path, bytes]] = []
+    pairs = destinations(paths, folder)
+    shown = progress(len(pairs))
+    for file, target in pairs:
+        shown.step(file)
+        with _lines(file) as lines:
+            outcomes = list(transform_documents(yamlio.iter_documents(lines), run.policies,
+                                                file, run.options))
+        outputs.append((target, "".join(o.text for o in outcomes).encode("utf-8")))
+        findings.extend(f for o in outcomes for f in o.findings)
+    shown.close()
+    write_outputs(outputs)
+    emit_findings(findings, run.fmt, err=True)
     return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
 
 

@@ -21,7 +21,7 @@ from tfpolicy.commands.common import emit_findings
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import Finding, has_errors
-from tfpolicy.hosts.appsource import Source, check_links, render
+from tfpolicy.hosts.appsource import Source, check_links, dependencies, render
 from tfpolicy.hosts.argocd import settings
 from tfpolicy.hosts.policies import with_stage
 from tfpolicy.pipeline import DocOutcome, Options, transform_documents
@@ -37,6 +37,13 @@ def argocd() -> None:
 
 
 @argocd.command()
+def init() -> int:
+    """Fetch a chart's dependencies (helm dependency build), as ArgoCD does for Helm apps."""
+    dependencies(Path.cwd())
+    return ExitCode.OK
+
+
+@argocd.command()
 def generate() -> int:
     """Render the app folder and apply its policies; print the manifests."""
     cwd = Path.cwd()
@@ -45,7 +52,8 @@ def generate() -> int:
     policies = load_policy_set(list(run.refs), run.base)
     if run.stage:
         policies = with_stage(policies, run.stage)
-    chunks, findings = _migrate(render(cwd, os.environ), policies, Options(run.namespace))
+    chunks, findings = _migrate(render(cwd, os.environ, run.render), policies,
+                                Options(run.namespace))
     emit_findings(findings, "text", err=True)
     if has_errors(findings):
         return ExitCode.FINDINGS

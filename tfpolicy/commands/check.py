@@ -10,6 +10,7 @@ from tfpolicy.commands.common import emit_findings, engine_options, resolve
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
+from tfpolicy.render import MACHINE
 
 
 @click.command()
@@ -21,14 +22,18 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
           show_diff: bool, paths: tuple[str, ...]) -> int:
     """Exit 1 when any file would change or any error is found.
 
+    With --diff and a --format a program reads (json, sarif, junit), the
+    findings alone are on stdout and the diff goes to stderr.
+
     Also warns about webhook traps (reference §9) left in what ``fix`` would write.
     """
     run = resolve(policies, namespace, fmt, explain)
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
     emit_findings(findings + change_findings(changes), run.fmt, err=False)
-    if show_diff:
-        click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False)
+    if show_diff:  # never inside a report a program reads: then the diff goes to stderr
+        click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
+                   err=run.fmt in MACHINE)
     return ExitCode.FINDINGS if changes or has_errors(findings) else ExitCode.OK
 
 

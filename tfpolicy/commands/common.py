@@ -10,36 +10,91 @@ from typing import Any, TypeVar
 
 import click
 
-from tfpolicy.config import ProjectConfig, lookup
+from tfpolicy.commands.progress import QUIET
+from tfpolicy.commands.scope import Scope, Scopes, Unscoped
+from tfpolicy.config import lookup
 from tfpolicy.engine import PolicySet
+from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.pipeline import Options
 from tfpolicy.render import FORMATS
 from tfpolicy.sources import load_policy_set
 
 F = TypeVar("F", bound=Callable[..., Any])
+_SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[_SKIP_UNCONFIGURED] = value
+    return value
+
+
+def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[QUIET] = value
+    return value
 
 
 def engine_options(func: F) -> F:
     options = [
         click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-                     help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml."),
+                     help="Policy file or built-in name (repeatable); default: the nearest "
+                     ".tfpolicy.yaml above each file."),
         click.option("-n", "--namespace", default=None,
                      help="Namespace for manifests that name none [default: default]."),
         click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
                      help="How findings are printed [default: text]."),
-        click.option("--explain", is_flag=True, help="Say why each GPU workload was not selected."),
+        click.option("--explain", is_flag=True,
+                     help="Say why each GPU workload was not selected, and each file skipped."),
+        # Kept out of the command's parameters (set in the context), so every command
+        # taking engine options need not name it.
+        click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_remember_quiet,
+                     help="No progress on stderr (shown only on a terminal, for long runs)."),
+        click.option("--skip-unconfigured", is_flag=True, expose_value=False,
+                     callback=_remember, help="fix/check: when no .tfpolicy.yaml governs any "
+                     "file named, check nothing and exit 0 (the pre-commit hooks use it)."),
     ]
     for option in reversed(options):
         func = option(func)
+    func.__doc__ = (func.__doc__ or "").rstrip() + "\n\n" + _PATHS_HELP
     return func
+
+
+# Said in every engine command's --help: nothing is read or rewritten that was not named.
+_PATHS_HELP = ("PATHS are files and folders (walked for .yaml, .yml and .json); only what "
+               "is named is read, so name `.` for this folder, and `-` for stdin (apply "
+               "only). No PATHS is an error.")
+
+
+def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
+    """The files and folders to work on: only those named, never an implicit ``.`` or stdin."""
+    if not paths:
+        hint = "`.` for this folder, `-` for stdin" if stdin else "`.` for this folder"
+        raise TfpolicyError(f"no files named: give files or folders ({hint})")
+    return paths
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    policies: PolicySet
+    """The policies of the working directory (``-p``, else its config) and, without
+    ``-p``, each file's own nearest config (``scopes``) for ``fix`` and ``check``."""
+
+    loaded: PolicySet | None
     options: Options
     fmt: str
+    scopes: Scopes | None = None
+    skip_unconfigured: bool = False  # hooks: a run no config governs checks nothing, exit 0
+
+    @property
+    def policies(self) -> PolicySet:
+        if self.loaded is None:
+            raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml")
+        return self.loaded
+
+    def scope(self, path: str) -> Scope | Unscoped:
+        """What governs one file: ``-p`` for every file, else the file's nearest config."""
+        if self.scopes is None:
+            return Scope(self.policies, self.options)
+        return self.scopes.of(path)
 
 
 def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
@@ -49,18 +104,13 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
     config = found.config
     if explain and not policies:
         click.echo(f"tfpolicy: {found.explain()}", err=True)
-    refs, base = _refs(policies, config)
-    namespace = namespace or (config.namespace if config else None) or "default"
+    options = Options(namespace or (config.namespace if config else None) or "default", explain)
     fmt = fmt or (config.format if config else None) or "text"
-    return Run(load_policy_set(refs, base), Options(namespace, explain), fmt)
-
-
-def _refs(given: tuple[str, ...], config: ProjectConfig | None) -> tuple[list[str], Path]:
-    if given:
-        return list(given), Path(".")
-    if config is not None:
-        return list(config.policies), config.base
-    return [], Path(".")
+    if policies:
+        return Run(load_policy_set(list(policies), Path(".")), options, fmt)
+    loaded = load_policy_set(list(config.policies), config.base) if config else None
+    skip = bool(click.get_current_context().meta.get(_SKIP_UNCONFIGURED))
+    return Run(loaded, options, fmt, Scopes(namespace, explain), skip)
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:

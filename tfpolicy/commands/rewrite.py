@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import click
+
 from tfpolicy import yamlio
 from tfpolicy.admission import webhook_traps
-from tfpolicy.commands.common import Run
+from tfpolicy.commands.common import Run, named
+from tfpolicy.commands.manifest import not_kubernetes
+from tfpolicy.commands.progress import progress
+from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.edits import Edit, format_path, get_path
-from tfpolicy.engine import Change, objects, resource_ref
+from tfpolicy.engine import Change, PolicySet, objects, resource_ref
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
-from tfpolicy.pipeline import transform
+from tfpolicy.pipeline import FileResult, Options, transform
 from tfpolicy.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.stages.common import TF
 
@@ -26,6 +31,7 @@ class Rewrite:
     changed: bool
     bom: bool
     seen: Seen  # what ``fix`` checks is still there before it replaces the file
+    policies: PolicySet | None = None  # what governed it; trap findings judge by these
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
@@ -34,20 +40,64 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
     every changed file in memory until all passed, and need not hold it twice.
+    A file that no config governs, a Helm chart template, and a file that holds
+    no Kubernetes object are skipped (said under ``--explain``).
     """
     rewrites, findings, changes = [], [], []
-    for path in manifest_files(paths or (".",)):
+    unscoped = 0
+    files = list(manifest_files(named(paths)))
+    shown = progress(len(files))
+    for path in files:
+        shown.step(path)
         if path == STDIN:
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-        data, seen = read_seen(path)
-        original = yamlio.decode(data, path)
-        result = transform(original, run.policies, path, run.options)
-        kept = original if keep_original else ""
-        rewrites.append(Rewrite(path, kept, result.text, result.changed,
-                                data.startswith(BOM), seen))
-        findings.extend(result.findings)
-        changes.extend(result.changes)
+        scope = _scope(run, path)
+        unscoped += isinstance(scope, Unscoped)
+        rewrite = _rewrite(path, scope, keep_original) if isinstance(scope, Scope) else None
+        if rewrite is None:
+            continue
+        rewrites.append(rewrite[0])
+        findings.extend(rewrite[1].findings)
+        changes.extend(rewrite[1].changes)
+    shown.close()
+    if files and unscoped == len(files) and not run.skip_unconfigured:
+        raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
+                            "(none governs the files named)")
     return rewrites, findings, changes
+
+
+def _scope(run: Run, path: str) -> Scope | Unscoped | None:
+    """What governs ``path``; None for a chart template, which is skipped."""
+    chart = chart_template(path)
+    if chart:
+        skipped(run.options, path, chart)
+        return None
+    scope = run.scope(path)
+    if isinstance(scope, Unscoped):
+        skipped(run.options, path, scope.reason)
+    return scope
+
+
+def _rewrite(path: str, scope: Scope, keep_original: bool) -> tuple[Rewrite, FileResult] | None:
+    data, seen = read_seen(path)
+    try:
+        original = yamlio.decode(data, path)
+        result = transform(original, scope.policies, path, scope.options)
+    except TfpolicyError:
+        # Only on the error path, so the common case costs nothing: is it a manifest at all?
+        reason = not_kubernetes(data, path)
+        if not reason:
+            raise
+        skipped(scope.options, path, reason)
+        return None
+    kept = original if keep_original else ""
+    return Rewrite(path, kept, result.text, result.changed, data.startswith(BOM), seen,
+                   scope.policies), result
+
+
+def skipped(options: Options, path: str, reason: str) -> None:
+    if options.explain:
+        click.echo(f"tfpolicy: skipped {path}: {reason}", err=True)
 
 
 def change_findings(changes: list[Change]) -> list[Finding]:
@@ -92,18 +142,19 @@ def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> l
 
 
 def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
-    markers = (*run.policies.markers(), TF)
+    policies = rewrite.policies or run.policies
+    markers = (*policies.markers(), TF)
     found: list[Finding] = []
     for raw in yamlio.split_documents(rewrite.text):
         if not any(marker in raw.text for marker in markers):
             continue
         parsed = yamlio.parse_document(raw.text, file=rewrite.path, line=raw.line)
         for base, obj in objects(parsed.data):
-            for path in run.policies.registry.templates(obj):
+            for path in policies.registry.templates(obj):
                 line, column = yamlio.locate(parsed.node, base + path)
                 where = {"resource": resource_ref(obj), "file": rewrite.path,
                          "line": raw.line + line + 1, "column": column + 1}
                 found.extend(t.finding(**where) for t in webhook_traps(
-                    get_path(obj, path), str(obj.get("kind", "")), resources=run.policies.gpus))
+                    get_path(obj, path), str(obj.get("kind", "")), resources=policies.gpus))
     return found
 

@@ -2,31 +2,78 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
 
 from tfpolicy.commands.common import emit_findings
-from tfpolicy.config import find_config
+from tfpolicy.config import FILENAME, find_config, lookup
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.findings import Finding
+from tfpolicy.policy import Policy
 from tfpolicy.render import FORMATS
-from tfpolicy.sources import check_policy_files
+from tfpolicy.sources import check_policy_files, read_text
+
+# A document of this kind, whatever the file is called (``migration.yaml`` in the
+# kustomize and kpt examples, ``gpu-policy.yaml``, ...); JSON quotes the key.
+_POLICY_KIND = re.compile(r'^\s*"?kind"?\s*:\s*["\']?MigrationPolicy\b', re.MULTILINE)
 
 
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text")
+@click.option("--discover", is_flag=True,
+              help="Of the files named, validate every one holding a kind: MigrationPolicy, "
+                   "and the policies of each .tfpolicy.yaml named; skip the rest (the "
+                   "pre-commit hook uses it).")
 @click.argument("policies", nargs=-1)
-def validate(fmt: str, policies: tuple[str, ...]) -> int:
+def validate(fmt: str, discover: bool, policies: tuple[str, ...]) -> int:
     """Validate policy files (default: the policies of .tfpolicy.yaml)."""
-    refs, base = list(policies), Path(".")
-    if not refs:
-        config = find_config(Path.cwd())
-        if config is None:
-            raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
-        refs, base = list(config.policies), config.base
-    found, findings = check_policy_files(refs, base)
+    if discover:
+        found, findings = _discovered(policies)
+    else:
+        refs, base = _refs(policies)
+        found, findings = check_policy_files(refs, base)
     if findings:  # exit 2 is bad input: stdout stays empty, as for every command
         emit_findings(findings, fmt, err=True)
         return ExitCode.INVALID
     click.echo(f"{len(found)} policies valid", err=True)
     return ExitCode.OK
+
+
+def _refs(policies: tuple[str, ...]) -> tuple[list[str], Path]:
+    if policies:
+        return list(policies), Path(".")
+    config = find_config(Path.cwd())
+    if config is None:
+        raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
+    return list(config.policies), config.base
+
+
+def _discovered(files: tuple[str, ...]) -> tuple[list[Policy], list[Finding]]:
+    """Each named policy file and each named config's policies, checked once each."""
+    found: list[Policy] = []
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for refs, base in _sources(files):
+        for ref in refs:  # a file a config lists and that was named too is checked once
+            key = str((base / ref).resolve()) if (base / ref).is_file() else ref
+            if key not in seen:
+                seen.add(key)
+                policies, problems = check_policy_files([ref], base)
+                found.extend(policies)
+                findings.extend(problems)
+    return found, findings
+
+
+def _sources(files: tuple[str, ...]) -> list[tuple[list[str], Path]]:
+    sources: list[tuple[list[str], Path]] = []
+    for file in sorted(set(files)):
+        path = Path(file)
+        if path.name == FILENAME:
+            config = lookup(path.parent).config  # this very file, its repository known
+            if config is not None:
+                sources.append((list(config.policies), config.base))
+        elif path.suffix in (".yaml", ".yml", ".json") and _POLICY_KIND.search(read_text(file)):
+            sources.append(([file], Path(".")))
+    return sources

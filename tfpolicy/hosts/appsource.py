@@ -13,11 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
 from tfpolicy.sources import MANIFEST_SUFFIXES, inside, read_text
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -29,12 +31,26 @@ class Source:
     text: str
 
 
-def render(folder: Path, env: Mapping[str, str]) -> list[Source]:
+def render(folder: Path, env: Mapping[str, str],
+           options: RenderOptions = PLAIN) -> list[Source]:
     if any((folder / name).is_file() for name in KUSTOMIZATIONS):
-        return [_run(_kustomize(), folder)]
+        return [_run(_kustomize() + options.kustomize_args(), folder)]
     if (folder / "Chart.yaml").is_file():
-        return [_run(_helm(env), folder)]
+        with tempfile.TemporaryDirectory(prefix="tfpolicy-values-") as scratch:
+            inline = Path(scratch, "values.yaml") if options.values else None
+            if inline is not None:
+                inline.write_text(options.values, encoding="utf-8")
+            return [_run(_helm(env, options.release) + options.helm_args(env, inline), folder)]
     return [Source(str(f.relative_to(folder)), read_text(str(f))) for f in _manifests(folder)]
+
+
+def dependencies(folder: Path) -> None:
+    """``helm dependency build`` for a chart that declares dependencies (the plugin's ``init``)."""
+    chart = folder / "Chart.yaml"
+    if chart.is_file() and "dependencies:" in read_text(str(chart)):
+        if not shutil.which("helm"):
+            raise TfpolicyError("Chart.yaml found, but helm is not installed in the plugin sidecar")
+        _run(["helm", "dependency", "build"], folder)
 
 
 def check_links(folder: Path, root: Path) -> None:
@@ -68,22 +84,31 @@ def _kustomize() -> list[str]:
     raise TfpolicyError("kustomization.yaml found, but neither kustomize nor kubectl is installed")
 
 
-def _helm(env: Mapping[str, str]) -> list[str]:
+def _helm(env: Mapping[str, str], release: str | None) -> list[str]:
     if not shutil.which("helm"):
         raise TfpolicyError("Chart.yaml found, but helm is not installed in the plugin sidecar")
-    command = ["helm", "template", env.get("ARGOCD_APP_NAME") or "release", "."]
+    command = ["helm", "template", release or env.get("ARGOCD_APP_NAME") or "release", "."]
     if env.get("ARGOCD_APP_NAMESPACE"):
         command += ["--namespace", env["ARGOCD_APP_NAMESPACE"]]
-    if env.get("KUBE_VERSION"):
-        command += ["--kube-version", env["KUBE_VERSION"]]
     return command
+
+
+_STDERR_CAP = 4000  # a renderer's whole stderr, cut only past this
+
+
+def _reason(stderr: bytes) -> str:
+    """All of a failed renderer's stderr (its last line alone often says only "exit 1")."""
+    text = stderr.decode("utf-8", "replace").strip()
+    if len(text) > _STDERR_CAP:
+        text = text[:_STDERR_CAP] + f"… ({len(text) - _STDERR_CAP} more characters)"
+    return " | ".join(line.strip() for line in text.splitlines() if line.strip()) or (
+        "no error message")
 
 
 def _run(command: list[str], folder: Path) -> Source:
     shown = " ".join(command)
     done = subprocess.run(command, cwd=folder, capture_output=True, check=False)
     if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = lines[-1] if lines else "no error message"
-        raise TfpolicyError(f"`{shown}` failed (exit {done.returncode}): {reason}")
+        raise TfpolicyError(f"`{shown}` failed (exit {done.returncode}): "
+                            f"{_reason(done.stderr)}")
     return Source(shown, done.stdout.decode("utf-8"))

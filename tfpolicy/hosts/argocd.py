@@ -21,6 +21,7 @@ from typing import Any
 from tfpolicy.config import find_config
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.hosts.policies import split_refs
+from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
 from tfpolicy.sources import confine_refs
 
 
@@ -31,6 +32,7 @@ class Settings:
     stage: str | None
     namespace: str
     root: Path  # the repository the cmp-server unpacked: nothing is read outside it
+    render: RenderOptions = PLAIN
 
 
 def settings(env: Mapping[str, str], cwd: Path) -> Settings:
@@ -59,7 +61,8 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
     stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
     namespace = (env.get("ARGOCD_APP_NAMESPACE") or (config.namespace if config else None)
                  or "default")
-    return Settings(refs, base, str(stage) if stage else None, namespace, root)
+    return Settings(refs, base, str(stage) if stage else None, namespace, root,
+                    render_options(params, cwd, root))
 
 
 def repository_root(env: Mapping[str, str], cwd: Path) -> Path:
@@ -100,6 +103,6 @@ def _from_json(raw: str) -> dict[str, Any]:
         if name == "policies":
             values = param.get("array") or split_refs(str(param.get("string", "")))
             found["policies"] = [r for item in values for r in split_refs(str(item))]
-        elif name == "stage":
-            found["stage"] = str(param.get("string", ""))
+        elif isinstance(name, str):  # stage and the render options: a string, array or map
+            found[name] = next((param[k] for k in ("string", "array", "map") if k in param), "")
     return found

@@ -17,7 +17,7 @@ from tfpolicy import yamlio
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted_findings
-from tfpolicy.hosts.krmconfig import configure
+from tfpolicy.hosts.krmconfig import configure, package_root
 from tfpolicy.pipeline import Options, transform
 from tfpolicy.policy import PolicyInvalid
 from tfpolicy.render import as_result
@@ -51,7 +51,8 @@ def run(text: str, cwd: Path) -> Output:
     except TfpolicyError as exc:
         return failure(exc)
     try:
-        policies, options = configure(given.data.get("functionConfig"), cwd)
+        package = package_root(given.data["items"], cwd)
+        policies, options = configure(given.data.get("functionConfig"), package)
     except PolicyInvalid as exc:
         return _finish(given, {}, exc.findings)
     except TfpolicyError as exc:

@@ -4,8 +4,10 @@ kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
 (reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
 as written, here our ``MigrationPolicy``. With no functionConfig the
 project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
-Policy paths resolve against the working directory (the package) and must stay
-inside it, symlinks resolved.
+Policy paths resolve against the package (the folder kpt names in each item's
+``internal.config.kubernetes.io/package-path``, else the working directory), so
+a render is the same wherever kpt runs, and must stay inside it, symlinks
+resolved. ``stage`` moves every policy, as the ArgoCD plugin's parameter does.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from tfpolicy.config import find_config
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.hosts.policies import policies_from_text, split_refs
+from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
 from tfpolicy.pipeline import Options
 from tfpolicy.policy import Policy
 from tfpolicy.schema import brief
@@ -24,7 +26,23 @@ from tfpolicy.sources import confine_refs, load_policy_set
 from tfpolicy.yamlio import krm as rt
 
 POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")
-CONFIGMAP_KEYS = ("namespace", "policies", "policy")
+CONFIGMAP_KEYS = ("namespace", "policies", "policy", "stage")
+_PACKAGE_PATH = "internal.config.kubernetes.io/package-path"
+
+
+def package_root(items: Any, cwd: Path) -> Path:
+    """The package being rendered: the root Kptfile's package-path, as kpt annotates it.
+
+    kpt runs an exec function in its own working directory, not the package's,
+    so ``kpt fn render pkg`` from outside would otherwise read the wrong files.
+    """
+    for item in items if isinstance(items, list) else []:
+        annotations = _annotations(item)
+        path = annotations.get(_PACKAGE_PATH)
+        if item.get("kind") == "Kptfile" and annotations.get(
+                "internal.config.kubernetes.io/path") == "Kptfile" and isinstance(path, str):
+            return Path(path)
+    return cwd
 
 
 def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
@@ -49,10 +67,14 @@ def _is_configmap(config: Any) -> bool:
         "v1", "ConfigMap")
 
 
-def _shown(config: dict[str, Any]) -> str:
-    metadata = config.get("metadata")
+def _annotations(item: Any) -> dict[str, Any]:
+    metadata = item.get("metadata") if isinstance(item, dict) else None
     annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
-    annotations = annotations if isinstance(annotations, dict) else {}
+    return annotations if isinstance(annotations, dict) else {}
+
+
+def _shown(config: dict[str, Any]) -> str:
+    annotations = _annotations(config)
     path = annotations.get("internal.config.kubernetes.io/path") or annotations.get(
         "config.kubernetes.io/path")
     return path if isinstance(path, str) and path else "functionConfig"
@@ -75,11 +97,23 @@ def _from_configmap(data: Any, shown: str, cwd: Path) -> tuple[PolicySet, Option
         confine_refs(refs, cwd, cwd, shown)
         policies += load_policy_set(list(refs), cwd).policies
     if data.get("policy"):
-        policies += policies_from_text(str(data["policy"]), f"{shown}:data.policy")
+        policies += policies_from_text(_inline(data["policy"], shown), f"{shown}:data.policy")
     if not policies:
         raise TfpolicyError("functionConfig data names no policy (data.policies or "
                             "data.policy)", file=shown)
-    return PolicySet.of(policies), Options(data.get("namespace") or "default")
+    chosen = PolicySet.of(policies)
+    if data.get("stage"):
+        chosen = with_stage(chosen, data["stage"])
+    return chosen, Options(data.get("namespace") or "default")
+
+
+def _inline(text: str, shown: str) -> str:
+    """``data.policy`` holds a whole policy document; a bare name means ``policies=``."""
+    if "\n" not in text.strip() and ":" not in text:
+        raise TfpolicyError(f"data.policy holds a whole MigrationPolicy document; to name "
+                            f"policy files or built-in policies use policies={text.strip()}",
+                            file=shown)
+    return text
 
 
 def _check_data(data: Any, shown: str) -> None:

@@ -7,6 +7,7 @@ schema check as policy files, so a bad one is reported at its line.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import replace
 
@@ -23,6 +24,7 @@ from tfpolicy.policy import (
     build_policy,
     check_policy,
 )
+from tfpolicy.schema import brief
 
 _SEPARATOR = re.compile(r"[,\s]+")
 
@@ -70,8 +72,11 @@ def with_stage(policies: PolicySet, stage: str) -> PolicySet:
     try:
         target = Stage(stage)
     except ValueError:
-        valid = ", ".join(s.value for s in Stage)
-        raise TfpolicyError(f"unknown stage {stage!r} (valid: {valid})") from None
+        names = [s.value for s in Stage]
+        close = difflib.get_close_matches(stage, names, n=1, cutoff=0.7)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise TfpolicyError(f"unknown stage {brief(stage)} ({hint}valid: {', '.join(names)})"
+                            ) from None
     return PolicySet.of([_restaged(p, target) for p in policies.policies])
 
 

@@ -1,0 +1,41 @@
+"""Progress on stderr for long runs (``apply``/``check``/``fix`` over many files).
+
+Only when stderr is a terminal, the run has many files and ``--quiet`` was not
+given: a log, a pipe or a CI step sees nothing, so output stays the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TextIO
+
+import click
+
+QUIET = "tfpolicy.quiet"
+MANY = 200  # below this a run is quick: a counter would only flicker
+
+
+@dataclass(slots=True)
+class Progress:
+    total: int
+    stream: TextIO | None  # None: silent
+    _done: int = field(default=0)
+
+    def step(self, name: str) -> None:
+        self._done += 1
+        if self.stream is not None:
+            self.stream.write(f"\r\x1b[K[{self._done}/{self.total}] {name[-60:]}")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.stream is not None and self._done:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def progress(total: int) -> Progress:
+    context = click.get_current_context(silent=True)
+    quiet = bool(context.meta.get(QUIET)) if context is not None else True
+    shown = total >= MANY and not quiet and sys.stderr.isatty()
+    return Progress(total, sys.stderr if shown else None)

@@ -1,0 +1,74 @@
+"""Which policies govern each file ``fix`` and ``check`` read.
+
+With ``-p`` one policy set governs every file. Without it each file takes the
+nearest ``.tfpolicy.yaml`` above it, up to its repository root, as ruff and
+editorconfig do: pre-commit runs at the repository root, and a monorepo keeps
+one config per app folder (where ArgoCD discovery wants it). A file no config
+governs is skipped, and ``--explain`` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tfpolicy.config import ProjectConfig, lookup
+from tfpolicy.engine import PolicySet
+from tfpolicy.pipeline import Options
+from tfpolicy.sources import load_policy_set
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """The policies and options one file is rewritten with."""
+
+    policies: PolicySet
+    options: Options
+
+
+@dataclass(frozen=True, slots=True)
+class Unscoped:
+    """Why no config governs a file."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scopes:
+    """Each folder's nearest config, each config's policies: looked up once per run."""
+
+    namespace: str | None
+    explain: bool
+    _folders: dict[Path, ProjectConfig | Unscoped] = field(default_factory=dict)
+    _loaded: dict[Path, Scope] = field(default_factory=dict)
+
+    def of(self, path: str) -> Scope | Unscoped:
+        folder = Path(path).absolute().parent
+        if folder not in self._folders:
+            found = lookup(folder)
+            self._folders[folder] = found.config or Unscoped(found.explain())
+        config = self._folders[folder]
+        if isinstance(config, Unscoped):
+            return config
+        return self._scope(config)
+
+    def _scope(self, config: ProjectConfig) -> Scope:
+        if config.path not in self._loaded:
+            namespace = self.namespace or config.namespace or "default"
+            policies = load_policy_set(list(config.policies), config.base)
+            self._loaded[config.path] = Scope(policies, Options(namespace, self.explain))
+        return self._loaded[config.path]
+
+
+def chart_template(path: str) -> str:
+    """Why ``path`` is a Helm chart template (empty: it is not).
+
+    A ``templates/`` folder under a ``Chart.yaml`` holds unrendered ``{{ }}``;
+    detected here rather than by the hook's ``exclude:`` regex, which a user's
+    own ``exclude:`` replaces.
+    """
+    parts = Path(path).absolute().parts
+    for index in range(len(parts) - 2, 0, -1):
+        if parts[index] == "templates" and Path(*parts[:index], "Chart.yaml").is_file():
+            return f"a Helm chart template (chart {Path(*parts[:index], 'Chart.yaml')})"
+    return ""
