@@ -1,0 +1,92 @@
+"""A fast check that a document the engine need not read is well-formed YAML.
+
+Documents that mention no GPU resource are passed on as their original
+text, but a stream kubectl would reject must still be rejected (DESIGN §1:
+malformed input is exit 2). rapidyaml (``ryml``) parses a document into a
+flat tree without building Python objects, about twenty times faster than
+libyaml's constructor on these documents, so every document can be checked.
+
+rapidyaml only ever *clears* a document: whatever it refuses or cannot
+settle (a parse error, a root that is not a mapping, keys that may repeat,
+JSON it cannot emit) goes to the full libyaml parse, which stays the one
+authority for what is an error and for its message and location. So the
+messages are the ones libyaml-based parsing always gave, and a document
+rapidyaml is stricter about than libyaml is still accepted.
+
+Two gaps of the ``ryml`` wrapper are worked around here: its default error
+handler prints to the process's stderr (file descriptor 2) before raising,
+so descriptor 2 is pointed at ``/dev/null`` for the length of the call; and
+it has no duplicate-key check, so the tree is emitted as JSON and read back
+with a hook that sees every mapping's keys (in C, not a Python tree walk).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ryml  # type: ignore[import-untyped]
+
+_quiet: list[int] = []  # [fd of /dev/null], opened on first use
+
+
+def cleared(text: str) -> bool:
+    """True when ``text`` is surely one well-formed mapping (or empty) with no repeated key.
+
+    False means "parse it fully": not necessarily an error.
+    """
+    try:
+        with _stderr_silenced():
+            tree = ryml.parse_in_arena(text.encode("utf-8"))
+    except Exception:  # any refusal sends the document to libyaml
+        return False
+    root = _document_root(tree)
+    if root is None:
+        return True  # only comments, or nothing
+    if root < 0 or not tree.is_map(root):
+        return False
+    return _keys_unique(tree)
+
+
+def _document_root(tree: Any) -> int | None:
+    """The document's node: ``None`` when empty, -1 when the shape is not one document."""
+    root = tree.root_id()
+    if tree.is_stream(root):  # "---" opened the document: the stream holds it
+        if tree.num_children(root) != 1:
+            return -1
+        root = tree.first_child(root)
+    if tree.is_map(root) or tree.is_seq(root) or tree.is_val(root) or tree.has_val(root):
+        return int(root)
+    return None if tree.num_children(root) == 0 else -1
+
+
+def _keys_unique(tree: Any) -> bool:
+    try:
+        emitted = ryml.emit_json_malloc(tree, tree.root_id())
+        json.loads(emitted, object_pairs_hook=_unique_pairs)
+    except Exception:  # a repeated key, or JSON it could not write
+        return False
+    return True
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("repeated key")
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml's error handler writes to descriptor 2 itself; nothing of it must show."""
+    if not _quiet:
+        _quiet.append(os.open(os.devnull, os.O_WRONLY))
+    # No Python code writes while it is pointed away, so nothing buffered is lost.
+    saved = os.dup(2)
+    os.dup2(_quiet[0], 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
