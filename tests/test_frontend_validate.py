@@ -107,3 +107,20 @@ def test_rapidyaml_errors_do_not_reach_stderr(capfd: pytest.CaptureFixture[str])
     assert capfd.readouterr().err == ""
     print("still", file=sys.stderr)  # and descriptor 2 works again afterwards
     assert capfd.readouterr().err == "still\n"
+
+
+def test_checking_many_documents_holds_no_memory() -> None:
+    """rapidyaml's own JSON buffer leaked ~1.5 KB per document: memory must stay flat."""
+    code = (
+        "import resource, sys\n"
+        "from tfpolicy.yamlio import cleared\n"
+        "doc = sys.argv[1]\n"
+        "for _ in range(2000): cleared(doc)\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "for _ in range(20000): cleared(doc)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
+    )
+    doc = CONFIG + "".join(f"  key{i}: value number {i} of the map\n" for i in range(40))
+    grown_kb = int(subprocess.run([sys.executable, "-c", code, doc], capture_output=True,
+                                  text=True, timeout=120, check=True).stdout)
+    assert grown_kb < 4096, grown_kb
