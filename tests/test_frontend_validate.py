@@ -55,6 +55,11 @@ REFUSED = [
     ("- a\n- b\n", "in.yaml:21", "mapping"),
     ("just a string\n", "in.yaml:21", "mapping"),
     (CONFIG + "  a: 1\n b: 2\n", "in.yaml:27:", "YAML"),
+    # Where rapidyaml alone is more lenient than libyaml: never cleared by it.
+    (CONFIG + "  mode: @fast\n", "in.yaml:26:9:", "cannot start any token"),
+    (CONFIG + "  mode: `fast`\n", "in.yaml:26:9:", "cannot start any token"),
+    (CONFIG + "  mode: !custom fast\n", "in.yaml:26:", "!custom"),
+    (CONFIG + "  mode: *nowhere\n", "in.yaml:26:9:", "undefined alias"),
 ]
 
 
@@ -78,6 +83,7 @@ ACCEPTED = [
     CONFIG + "  'mode': fast\n  \"other\": slow\n",
     CONFIG + "  script: |\n    a: 1\n    a: 1\n",  # repeated text inside a block scalar
     '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n',
+    CONFIG + '  image: nginx@sha256:0a1b\n  mail: a@b.c\n  cron: "58 2 * * *"\n  x: y!\n',
 ]
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,6 +34,13 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
+# Where rapidyaml is more lenient than libyaml, measured: a plain scalar opening with a
+# reserved indicator (@ or `), tags libyaml's loader refuses (!custom, a bad !!binary),
+# and an alias to no anchor. A token opening with one of these, or with an anchor or
+# alias (libyaml's names are [A-Za-z0-9_-]: scanner.c, yaml_parser_scan_anchor), goes
+# to libyaml. Image digests and e-mail addresses have their @ inside a token, and a
+# cron schedule's "* * *" names no alias.
+_LIBYAML_ONLY = re.compile(r"(?:^|[\s\[{,])(?:[@`!]|[*&][A-Za-z0-9_-])", re.MULTILINE)
 
 
 def cleared(text: str) -> bool:
@@ -40,6 +48,8 @@ def cleared(text: str) -> bool:
 
     False means "parse it fully": not necessarily an error.
     """
+    if _LIBYAML_ONLY.search(text):
+        return False
     try:
         with _stderr_silenced():
             tree = ryml.parse_in_arena(text.encode("utf-8"))
