@@ -60,6 +60,8 @@ REFUSED = [
     (CONFIG + "  mode: `fast`\n", "in.yaml:26:9:", "cannot start any token"),
     (CONFIG + "  mode: !custom fast\n", "in.yaml:26:", "!custom"),
     (CONFIG + "  mode: *nowhere\n", "in.yaml:26:9:", "undefined alias"),
+    ("%YAML 2.0\n---\n" + CONFIG, "in.yaml:", "YAML"),
+    (CONFIG + "  mode: x\n\x0c  b: 1\n", "in.yaml:27:1:", "control character"),
 ]
 
 

@@ -39,8 +39,13 @@ _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 # and an alias to no anchor. A token opening with one of these, or with an anchor or
 # alias (libyaml's names are [A-Za-z0-9_-]: scanner.c, yaml_parser_scan_anchor), goes
 # to libyaml. Image digests and e-mail addresses have their @ inside a token, and a
-# cron schedule's "* * *" names no alias.
-_LIBYAML_ONLY = re.compile(r"(?:^|[\s\[{,])(?:[@`!]|[*&][A-Za-z0-9_-])", re.MULTILINE)
+# cron schedule's "* * *" names no alias. So do directives (%YAML 2.0, unknown ones)
+# and characters YAML does not allow in a stream (spec 5.1, c-printable).
+_LIBYAML_ONLY = re.compile(
+    r"(?:^|[\s\[{,])(?:[@`!]|[*&][A-Za-z0-9_-])|^%"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]",
+    re.MULTILINE,
+)
 
 
 def cleared(text: str) -> bool:
