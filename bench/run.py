@@ -1,8 +1,9 @@
 """Time ``tfpolicy apply`` and ``tfpolicy fix`` against a PyYAML floor, on one corpus.
 
 ``python bench/run.py [--n 10000] [--repeat 3]`` generates the corpus into
-``bench/out/`` when it is missing (``gen_corpus.py``, fixed seed), then runs,
-each in a child process so that its peak RSS is its own:
+``bench/out/`` when it is missing (``gen_corpus.py``, fixed seed), then runs
+``--repeat`` rounds; each round runs, back to back and each in a child
+process so that its time and peak RSS are its own:
 
 1. **floor**: PyYAML's libyaml loader and dumper, ``load_all`` then
    ``dump_all`` of the whole stream, written to a file: the cost of merely
@@ -12,9 +13,11 @@ each in a child process so that its peak RSS is its own:
    corpus (one file per document), in as few batches as the argument-size
    limit allows. Exit 1 ("files changed") counts as success.
 
-For each it prints seconds (best of ``--repeat``), MB/s of corpus, the ratio
-to the floor, and the peak RSS (the largest over repeats and batches), with
-the targets beside. It is a report, not a test: it always exits 0.
+Each round prints its ratios to that round's floor (paired, so that load
+from other processes on the machine hits both sides alike); the summary
+gives the median over rounds of wall seconds, of CPU seconds and of each
+ratio, and the largest peak RSS, with the targets beside. It is a report,
+not a test: it always exits 0.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -49,9 +53,10 @@ class Corpus:
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    seconds: float
+    seconds: float  # wall
     peak_kb: int  # ru_maxrss of the child, KiB on Linux
     code: int
+    cpu: float = 0.0  # user + system seconds of the child
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +93,7 @@ def run_child(argv: Sequence[str], stdin: Path | None, stdout: Path, cwd: Path |
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(seconds, usage.ru_maxrss, proc.returncode)
+    return Run(seconds, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime)
 
 
 def stderr_tail(stdout: Path) -> str:
@@ -96,10 +101,10 @@ def stderr_tail(stdout: Path) -> str:
     return lines[-1][:160] if lines else ""
 
 
-def best(runs: Sequence[Run]) -> Run:
-    """The fastest run, carrying the largest peak RSS seen over all of them."""
-    fastest = min(runs, key=lambda r: r.seconds)
-    return Run(fastest.seconds, max(r.peak_kb for r in runs), fastest.code)
+def median_run(runs: Sequence[Run]) -> Run:
+    """Median wall and CPU seconds over rounds, with the largest peak RSS seen."""
+    return Run(statistics.median(r.seconds for r in runs), max(r.peak_kb for r in runs),
+               max(r.code for r in runs), statistics.median(r.cpu for r in runs))
 
 
 # --- the three measurements -------------------------------------------------
@@ -112,11 +117,9 @@ sys.stdout.write(yaml.dump_all(docs, Dumper=yaml.CSafeDumper))
 """
 
 
-def floor(c: Corpus, repeat: int) -> Result:
+def floor(c: Corpus) -> Result:
     out = OUT / "floor.out.yaml"
-    runs = [run_child([sys.executable, "-c", FLOOR_CODE, str(c.stream)], None, out)
-            for _ in range(repeat)]
-    run = best(runs)
+    run = run_child([sys.executable, "-c", FLOOR_CODE, str(c.stream)], None, out)
     return Result("floor (PyYAML C)", run, "" if run.code == 0 else stderr_tail(out))
 
 
@@ -131,13 +134,12 @@ def cli_ready(command: str) -> str:
     return f"not available: {lines[-1][:120] if lines else f'exit {probe.returncode}'}"
 
 
-def apply(c: Corpus, repeat: int) -> Result:
+def apply(c: Corpus) -> Result:
     name = f"apply -p {POLICY} -"
     if why := cli_ready("apply"):
         return Result(name, None, why)
     out = OUT / "apply.out.yaml"
-    run = best([run_child([str(TFPOLICY), "apply", "-p", POLICY, "-"], c.stream, out)
-                for _ in range(repeat)])
+    run = run_child([str(TFPOLICY), "apply", "-p", POLICY, "-"], c.stream, out)
     if run.code not in (0, 1):
         return Result(name, run, f"exit {run.code}: {stderr_tail(out)}")
     taken = out.read_bytes().count(b'tensor-fusion.ai/enabled: "true"')
@@ -175,56 +177,92 @@ def fix_once(c: Corpus) -> tuple[Run, int]:
         changed += sum(1 for ln in FIX_LOG.read_text().splitlines() if ln.startswith("Fixing "))
     codes = {r.code for r in runs}
     code = max(codes - {0, 1}, default=max(codes))  # a failure outranks "files changed"
-    return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs), code), changed
+    return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs), code,
+               sum(r.cpu for r in runs)), changed
 
 
-def fix(c: Corpus, repeat: int) -> Result:
+def fix(c: Corpus) -> Result:
     name = f"fix -p {POLICY} FILE…"
     if why := cli_ready("fix"):
         return Result(name, None, why)
-    runs = [fix_once(c) for _ in range(repeat)]
-    run = best([r for r, _ in runs])
+    run, changed = fix_once(c)
     if run.code not in (0, 1):
         return Result(name, run, f"exit {run.code}: {stderr_tail(FIX_LOG)}")
-    return Result(name, run, f"exit {run.code}, {runs[-1][1]} of {c.documents} files fixed")
+    return Result(name, run, f"exit {run.code}, {changed} of {c.documents} files fixed")
+
+
+def one_round(c: Corpus, number: int) -> list[Result]:
+    """Floor, apply and fix back to back; their ratios to this round's floor printed."""
+    results = [floor(c), apply(c), fix(c)]
+    base = results[0].run
+    parts = [f"{r.name.split()[0]} {r.run.seconds:.2f} s" for r in results if r.run]
+    if base and base.code == 0:
+        parts += [f"{r.name.split()[0]}/floor {ratio(r.run, base)}" for r in results[1:]
+                  if r.run]
+    print(f"round {number}: " + ", ".join(parts), file=sys.stderr, flush=True)
+    return results
+
+
+def ratio(run: Run, base: Run) -> str:
+    return f"{run.seconds / base.seconds:.2f} (CPU {run.cpu / max(base.cpu, 1e-9):.2f})"
 
 
 # --- report ----------------------------------------------------------------
 
-TARGETS = {"apply": "ratio <= 1.0, peak RSS < 150 MB", "fix": "ratio <= 1.5"}
+TARGETS = {"apply": "ratio <= 0.20", "fix": "ratio <= 0.35",
+           "peak RSS": "flat in N, <= 100 MB at --n 50000"}
 
 
-def row(r: Result, c: Corpus, floor_seconds: float | None) -> str:
+def summary(name: str, rounds: Sequence[Sequence[Result]], step: int) -> Result:
+    """One step over all rounds: median seconds, median ratio, largest RSS, last note."""
+    runs = [r[step].run for r in rounds]
+    done = [run for run in runs if run is not None]
+    if len(done) != len(runs):
+        return Result(name, None, rounds[-1][step].note)
+    return Result(name, median_run(done), rounds[-1][step].note)
+
+
+def median_ratio(rounds: Sequence[Sequence[Result]], step: int, cpu: bool) -> float | None:
+    pairs = [(r[step].run, r[0].run) for r in rounds]
+    values = [(run.cpu / base.cpu) if cpu else (run.seconds / base.seconds)
+              for run, base in pairs if run and base and base.code == 0]
+    return statistics.median(values) if len(values) == len(pairs) else None
+
+
+def row(r: Result, c: Corpus, ratios: tuple[float | None, float | None]) -> str:
     if r.run is None:
-        return f"{r.name:<22} {'—':>8} {'':>8} {'':>7} {'':>9}  {r.note}"
+        return f"{r.name:<22} {'—':>8} {'':>8} {'':>8} {'':>13} {'':>9}  {r.note}"
     mbps = c.size / 1e6 / r.run.seconds
-    ratio = f"{r.run.seconds / floor_seconds:.2f}" if floor_seconds else "—"
-    return (f"{r.name:<22} {r.run.seconds:>8.2f} {mbps:>8.2f} {ratio:>7} "
+    shown = "/".join("—" if x is None else f"{x:.2f}" for x in ratios)
+    return (f"{r.name:<22} {r.run.seconds:>8.2f} {r.run.cpu:>8.2f} {mbps:>8.2f} {shown:>13} "
             f"{r.run.peak_kb / 1024:>6.0f} MB  {r.note}")
 
 
-def report(c: Corpus, results: Sequence[Result]) -> str:
-    floor_run = results[0].run
-    floor_seconds = floor_run.seconds if floor_run and floor_run.code == 0 else None
+def report(c: Corpus, rounds: Sequence[Sequence[Result]]) -> str:
+    names = [r.name for r in rounds[0]]
     lines = [
         f"corpus: {c.stream.relative_to(HERE.parent)} — {c.documents} documents, "
-        f"{c.size / 1e6:.1f} MB (split copy: {c.split.relative_to(HERE.parent)}/)",
-        f"{'step':<22} {'seconds':>8} {'MB/s':>8} {'ratio':>7} {'peak RSS':>9}  notes",
-        *(row(r, c, floor_seconds) for r in results),
-        "targets: " + "; ".join(f"{k}: {v}" for k, v in TARGETS.items()),
+        f"{c.size / 1e6:.1f} MB (split copy: {c.split.relative_to(HERE.parent)}/); "
+        f"median of {len(rounds)} paired round(s)",
+        f"{'step':<22} {'wall s':>8} {'CPU s':>8} {'MB/s':>8} {'ratio wall/CPU':>13} "
+        f"{'peak RSS':>9}  notes",
     ]
+    for step, name in enumerate(names):
+        ratios = (None, None) if step == 0 else (median_ratio(rounds, step, False),
+                                                 median_ratio(rounds, step, True))
+        lines.append(row(summary(name, rounds, step), c, (1.0, 1.0) if step == 0 else ratios))
+    lines.append("targets: " + "; ".join(f"{k}: {v}" for k, v in TARGETS.items()))
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10000, help="workloads in the corpus")
-    parser.add_argument("--repeat", type=int, default=1, help="runs per step; best is kept")
+    parser.add_argument("--repeat", type=int, default=3, help="paired rounds; medians kept")
     args = parser.parse_args(argv)
     c = corpus(args.n)
-    repeat = max(1, args.repeat)
-    results = [floor(c, repeat), apply(c, repeat), fix(c, repeat)]
-    print(report(c, results))
+    rounds = [one_round(c, i + 1) for i in range(max(1, args.repeat))]
+    print(report(c, rounds))
     return 0
 
 

@@ -9,9 +9,14 @@ The contract (README, ``fix``):
 * **Concurrent edits win.** Just before a file is replaced, its size,
   mtime and content hash are compared with what was read; if it changed,
   it is left alone and reported.
-* **Old or new, never half.** Temp file, fsync, rename over the target,
-  fsync of the folder. Mode is kept, and owner and group where the runner
-  may set them.
+* **Old or new, never half.** Every temp file is written, then one
+  ``sync`` makes them all durable (one flush per run instead of an fsync
+  per file, which cost ~3 ms each), then each is renamed over its target,
+  then each folder written to is fsynced once. A killed process leaves each
+  file old or new (the rename is atomic); after a power loss, a file whose
+  rename reached the disk has its new bytes, since they were synced before
+  any rename; once ``fix`` has exited, every rename is on disk. Mode is
+  kept, and owner and group where the runner may set them.
 * **No orphans for good.** Temp files are named ``.NAME.PID.RANDOM.tfpolicy``;
   one left by a killed run (its process gone) is removed by the next run
   over that folder.
@@ -126,10 +131,23 @@ def write_all(targets: list[Target], written: Callable[[Target], None]) -> list[
     try:
         for target in targets:
             staged.append(_stage(target))
-        return [s.target for s in staged if not _commit(s, written)]
+        if staged:
+            os.sync()  # every temp file's bytes on disk before the first rename
+        return _commit_all(staged, written)
     finally:
         for item in staged:
             item.temp.unlink(missing_ok=True)
+
+
+def _commit_all(staged: list[_Staged], written: Callable[[Target], None]) -> list[Target]:
+    """Rename each staged file in; each folder renamed into is synced once, even on error."""
+    moved: list[Target] = []
+    try:
+        moved.extend(s.target for s in staged if not _commit(s, written))
+    finally:
+        for folder in sorted({s.target.real.parent for s in staged}):
+            _sync_folder(folder)
+    return moved
 
 
 def _stage(target: Target) -> _Staged:
@@ -152,11 +170,11 @@ def _stage(target: Target) -> _Staged:
 
 
 def _fill(fd: int, data: bytes, info: os.stat_result) -> None:
-    """The new bytes, durable, with the old file's owner (where allowed) and mode."""
+    """The new bytes, with the old file's owner (where allowed) and mode; ``write_all``
+    syncs all temp files at once before any rename."""
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
         handle.flush()
-        os.fsync(handle.fileno())
         _keep_owner(handle.fileno(), info)
         os.fchmod(handle.fileno(), stat.S_IMODE(info.st_mode))  # after chown, which clears suid
 
@@ -180,7 +198,6 @@ def _commit(staged: _Staged, written: Callable[[Target], None]) -> bool:
         os.replace(staged.temp, target.real)
     except OSError as exc:
         raise TfpolicyError(f"cannot replace: {exc.strerror}", file=target.shown) from None
-    _sync_folder(target.real.parent)
     written(target)
     return True
 

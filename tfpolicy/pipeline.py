@@ -1,9 +1,11 @@
 """One file's text through the engine: ``str`` in, ``str`` out, untouched documents byte-identical.
 
 Only documents that mention a GPU resource name (or tfpolicy's own record)
-are parsed; the rest are kept as their original text. Those are still
-checked cheaply for the two input mistakes that would otherwise slip
-through: a document that is not a mapping, and unrendered Helm templates.
+are parsed into data; the rest are kept as their original text. Every one
+of those is still checked: cheaply for unrendered Helm templates, escapes
+and aliases, and by rapidyaml for well-formed YAML, a mapping root and no
+repeated key (``yamlio.cleared``); any doubt sends it through the full parse,
+whose errors are the located exit-2 errors of any other document.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
     index = 0
     for raw in docs:
         _check_size(raw, file)
-        if not any(marker in raw.text for marker in markers) and not _suspicious(raw.text):
+        if not any(marker in raw.text for marker in markers) and _passes(raw.text):
             yield DocOutcome(raw.text, False, [], [])
             index += _has_content(raw.text)
             continue
@@ -95,6 +97,17 @@ def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
 
 def _has_content(text: str) -> int:
     return 1 if _FIRST_CONTENT.search(text) else 0
+
+
+def _passes(text: str) -> bool:
+    """A document no policy reads that is surely well-formed: kept as text, never constructed.
+
+    One with no content at all (comments, a bare ``---``) is an empty
+    document, which kubectl skips.
+    """
+    if _FIRST_CONTENT.search(text) is None:
+        return True
+    return not _suspicious(text) and yamlio.cleared(text)
 
 
 def _suspicious(text: str) -> bool:

@@ -19,6 +19,7 @@ from tfpolicy.yamlio.load import (
     locate,
     parse_document,
 )
+from tfpolicy.yamlio.screen import cleared
 from tfpolicy.yamlio.stream import (
     RawDoc,
     decode,
@@ -31,6 +32,7 @@ __all__ = [
     "TEMPLATE_SYNTAX",
     "Parsed",
     "RawDoc",
+    "cleared",
     "decode",
     "decode_lines",
     "dump_documents",

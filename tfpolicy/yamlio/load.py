@@ -49,6 +49,12 @@ def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
             data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         raise _located(exc, file, line, text) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML forbids: point at it
+        at = text.count("\n", 0, exc.position)
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise TfpolicyError(f"invalid YAML: control character #x{code:02x} is not allowed",
+                            file=file, line=line + at + 1, column=column) from None
     except yaml.YAMLError as exc:
         raise TfpolicyError(f"invalid YAML: {exc}", file=file, line=line + 1) from None
     except RecursionError:

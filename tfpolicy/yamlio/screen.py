@@ -1,0 +1,112 @@
+"""A fast check that a document the engine need not read is well-formed YAML.
+
+Documents that mention no GPU resource are passed on as their original
+text, but a stream kubectl would reject must still be rejected (DESIGN §1:
+malformed input is exit 2). rapidyaml (``ryml``) parses a document into a
+flat tree without building Python objects, about twenty times faster than
+libyaml's constructor on these documents, so every document can be checked.
+
+rapidyaml only ever *clears* a document: whatever it refuses or cannot
+settle (a parse error, a root that is not a mapping, keys that may repeat,
+JSON it cannot emit) goes to the full libyaml parse, which stays the one
+authority for what is an error and for its message and location. So the
+messages are the ones libyaml-based parsing always gave, and a document
+rapidyaml is stricter about than libyaml is still accepted.
+
+Three gaps of the ``ryml`` wrapper are worked around here: its default error
+handler prints to the process's stderr (file descriptor 2) before raising,
+so descriptor 2 is pointed at ``/dev/null`` for the length of the call; and
+it has no duplicate-key check, so the tree is emitted as JSON and read back
+with a hook that sees every mapping's keys (in C, not a Python tree walk);
+and its ``emit_json_malloc`` leaks the buffer it returns, so the JSON is
+written into a buffer allocated here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import ryml  # type: ignore[import-untyped]
+
+_quiet: list[int] = []  # [fd of /dev/null], opened on first use
+# Where rapidyaml is more lenient than libyaml, measured: a plain scalar opening with a
+# reserved indicator (@ or `), tags libyaml's loader refuses (!custom, a bad !!binary),
+# and an alias to no anchor. A token opening with one of these, or with an anchor or
+# alias (libyaml's names are [A-Za-z0-9_-]: scanner.c, yaml_parser_scan_anchor), goes
+# to libyaml. Image digests and e-mail addresses have their @ inside a token, and a
+# cron schedule's "* * *" names no alias. So do directives (%YAML 2.0, unknown ones)
+# and characters YAML does not allow in a stream (spec 5.1, c-printable).
+_LIBYAML_ONLY = re.compile(
+    r"(?:^|[\s\[{,])(?:[@`!]|[*&][A-Za-z0-9_-])|^%"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]",
+    re.MULTILINE,
+)
+
+
+def cleared(text: str) -> bool:
+    """True when ``text`` is surely one well-formed mapping (or empty) with no repeated key.
+
+    False means "parse it fully": not necessarily an error.
+    """
+    if _LIBYAML_ONLY.search(text):
+        return False
+    try:
+        with _stderr_silenced():
+            tree = ryml.parse_in_arena(text.encode("utf-8"))
+    except Exception:  # any refusal sends the document to libyaml
+        return False
+    root = _document_root(tree)
+    if root is None:
+        return True  # only comments, or nothing
+    if root < 0 or not tree.is_map(root):
+        return False
+    return _keys_unique(tree)
+
+
+def _document_root(tree: Any) -> int | None:
+    """The document's node: ``None`` when empty, -1 when the shape is not one document."""
+    root = tree.root_id()
+    if tree.is_stream(root):  # "---" opened the document: the stream holds it
+        if tree.num_children(root) != 1:
+            return -1
+        root = tree.first_child(root)
+    if tree.is_map(root) or tree.is_seq(root) or tree.is_val(root) or tree.has_val(root):
+        return int(root)
+    return None if tree.num_children(root) == 0 else -1
+
+
+def _keys_unique(tree: Any) -> bool:
+    try:
+        # Into a buffer of ours: emit_json_malloc's buffer is never freed (~30 MB per
+        # 10,000 documents of the bench corpus).
+        buffer = bytearray(ryml.compute_json_length(tree, tree.root_id()))
+        ryml.emit_json_in_place(tree, buffer, tree.root_id())
+        json.loads(buffer, object_pairs_hook=_unique_pairs)
+    except Exception:  # a repeated key, or JSON it could not write
+        return False
+    return True
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("repeated key")
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """rapidyaml's error handler writes to descriptor 2 itself; nothing of it must show."""
+    if not _quiet:
+        _quiet.append(os.open(os.devnull, os.O_WRONLY))
+    # No Python code writes while it is pointed away, so nothing buffered is lost.
+    saved = os.dup(2)
+    os.dup2(_quiet[0], 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
