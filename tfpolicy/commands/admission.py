@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -31,6 +31,24 @@ from tfpolicy.sources import manifest_files, read_text
 _GROUP = "tensor-fusion.ai/"
 OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
                  "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def operator_options(func: F) -> F:
+    """The operator's configuration, as admission, plan and verify all take it."""
+    options = [
+        click.option("--values", type=click.Path(dir_okay=False),
+                     help="Helm values of the chart."),
+        click.option("--namespaces", type=click.Path(dir_okay=False),
+                     help="Namespace objects whose labels namespaceSelector reads."),
+        click.option("--operator-config", "operator", multiple=True,
+                     type=click.Path(dir_okay=False), metavar="FILE", help=OPERATOR_HELP),
+        click.option("-n", "--namespace", default="default", show_default=True,
+                     help="Namespace for manifests that name none."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
 
 
 def read_documents(paths: tuple[str, ...]) -> list[Document]:
@@ -93,13 +111,7 @@ def _pools(given: tuple[WebhookPool, ...],
 
 
 @click.command()
-@click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
-@click.option("--namespaces", type=click.Path(dir_okay=False),
-              help="Namespace objects whose labels namespaceSelector reads.")
-@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help=OPERATOR_HELP)
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for manifests that name none.")
+@operator_options
 @click.option("-o", "--output", default=None, metavar="DIR|-",
               help="Write the admitted Pod of each pod template to DIR, or - for stdout.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",

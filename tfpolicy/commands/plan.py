@@ -17,8 +17,8 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import (
-    OPERATOR_HELP,
     cluster_webhook,
+    operator_options,
     read_documents,
     read_mapping,
 )
@@ -53,13 +53,7 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", required=True, type=click.Path(dir_okay=False),
               help="GPU inventory: compact Inventory or `kubectl get gpupool,gpunode,gpu -o yaml`.")
-@click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
-@click.option("--namespaces", type=click.Path(dir_okay=False),
-              help="Namespace objects whose labels namespaceSelector reads.")
-@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help=OPERATOR_HELP)
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for manifests that name none.")
+@operator_options
 @click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
               help="The enabledReplicas ladder each stage climbs.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import OPERATOR_HELP, cluster_webhook, read_documents
+from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
@@ -41,13 +41,7 @@ _KUBECTL_SECONDS = 120
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", type=click.Path(dir_okay=False),
               help="GPU inventory before the migration; default: the snapshot's GPU objects.")
-@click.option("--values", type=click.Path(dir_okay=False), help="Helm values of the chart.")
-@click.option("--namespaces", type=click.Path(dir_okay=False),
-              help="Namespace objects whose labels namespaceSelector reads.")
-@click.option("--operator-config", "operator", multiple=True, type=click.Path(dir_okay=False),
-              metavar="FILE", help=OPERATOR_HELP)
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for manifests that name none.")
+@operator_options
 @click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
               help="The enabledReplicas ladder, as given to `tfpolicy plan`.")
 @click.option("--step", type=click.IntRange(min=1), default=None,
