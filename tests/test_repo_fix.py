@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -102,9 +103,15 @@ def _fix_unprivileged(repo: Path, *names: str) -> tuple[int, str]:
 
     Root may write into a read-only folder, so when the tests run as root the
     child drops to ``nobody`` first (a fork, because the interpreter itself may
-    live where ``nobody`` cannot read). Returns the exit code and stderr.
+    live where ``nobody`` cannot read). The policy is handed over as a file in
+    the repository for the same reason: the built-in one lives in the package,
+    which may sit in a folder ``nobody`` cannot enter. Returns the exit code and
+    stderr.
     """
     errors = repo / "stderr.txt"
+    policy = repo / "takeover.yaml"
+    policy.write_text(resources.files("tfpolicy").joinpath("policies", "takeover.yaml").read_text())
+    policy.chmod(0o644)
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         code = 3
@@ -116,7 +123,7 @@ def _fix_unprivileged(repo: Path, *names: str) -> tuple[int, str]:
             os.chdir(repo)
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child exits right after
             sys.stderr = open(errors, "w")  # noqa: SIM115
-            code = cli.main(["fix", "-p", "takeover", *names])
+            code = cli.main(["fix", "-p", policy.name, *names])
             sys.stderr.flush()
         finally:
             os._exit(code)
