@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfpolicy.admission.resources import Resources
 from tfpolicy.gpu import GpuResources, Provider
 
 
@@ -43,18 +44,13 @@ class ModelCapacity:
 class ProfileSpec:
     """A WorkloadProfile's spec, the base the pod's annotations override (§11 row 13).
 
-    Resources are Quantity strings (``""`` = zero). ``gang`` is None when
+    ``resources`` are Quantity strings (``""`` = zero). ``gang`` is None when
     ``spec.gangScheduling`` is absent, else its ``minMembers``. The profile's
     pool, locality, isolation and GPU indices are always overwritten by the
     webhook (``tf_parser.go`` ParseTensorFusionInfo), so they are not kept.
     """
 
-    tflops_request: str = ""
-    tflops_limit: str = ""
-    vram_request: str = ""
-    vram_limit: str = ""
-    percent_request: str = ""
-    percent_limit: str = ""
+    resources: Resources = field(default_factory=Resources)
     qos: str = ""
     sidecar_worker: bool = False
     gpu_count: int = 0

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tfpolicy.admission.config import ModelCapacity, Pool, ProfileSpec, QuotaDefaults
+from tfpolicy.admission.resources import Resources
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpu import Provider
 from tfpolicy.quantity import QuantityError, parse_quantity
@@ -96,9 +97,8 @@ def _profile(item: Found) -> ProfileSpec:
     req, lim = _map(resources.get("requests")), _map(resources.get("limits"))
     gang = spec.get("gangScheduling")
     return ProfileSpec(
-        tflops_request=_qty(req, "tflops"), tflops_limit=_qty(lim, "tflops"),
-        vram_request=_qty(req, "vram"), vram_limit=_qty(lim, "vram"),
-        percent_request=_qty(req, "compute"), percent_limit=_qty(lim, "compute"),
+        resources=Resources(_qty(req, "tflops"), _qty(lim, "tflops"), _qty(req, "vram"),
+                            _qty(lim, "vram"), _qty(req, "compute"), _qty(lim, "compute")),
         qos=str(spec.get("qos") or ""), sidecar_worker=spec.get("sidecarWorker") is True,
         gpu_count=_int(spec, "gpuCount") or 0, gpu_model=str(spec.get("gpuModel") or ""),
         vendor=str(spec.get("vendor") or ""),

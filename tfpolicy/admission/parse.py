@@ -79,7 +79,7 @@ def parse_profile(pod: Mapping[str, Any], ctx: AdmissionContext) -> Profile:
     if ann.get(keys.WORKER_POD_TEMPLATE) and local:
         mode = "SidecarWorker" if sidecar else "localGPU"
         raise Rejection(f"worker pod template is not supported in {mode} mode")
-    start = _quota_base(_profile_base(base), ctx.webhook.quotas.get(ctx.namespace))
+    start = _quota_base(base.resources, ctx.webhook.quotas.get(ctx.namespace))
     gpu = gpu_spec(pod, ann, isolation, start, ctx.webhook.resources,
                    "" if ctx.has_controller else ctx.workload, base.gpu_count)
     # The profile's vendor, else the native resource's; a present annotation wins, even "".
@@ -122,11 +122,6 @@ def _workload_profile(ann: Mapping[str, str], ctx: AdmissionContext) -> ProfileS
         raise Rejection(f'get workload profile({name}) : workloadprofiles.tensor-fusion.ai '
                         f'"{name}" not found')
     return found
-
-
-def _profile_base(p: ProfileSpec) -> Resources:
-    return Resources(p.tflops_request, p.tflops_limit, p.vram_request, p.vram_limit,
-                     p.percent_request, p.percent_limit)
 
 
 def _enabled_replicas(ann: Mapping[str, str]) -> int | None:
