@@ -58,9 +58,18 @@ def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
     """
     if not edits or parsed.node is None:
         return raw.text
+    from tfpolicy.yamlio.load import parse_with_libyaml
+    from tfpolicy.yamlio.rnodes import Mapping
     from tfpolicy.yamlio.verify import first_faithful
 
-    text = first_faithful(raw, parsed, edits, file or "<unknown>")
+    file = file or "<unknown>"
+    text = None
+    if isinstance(parsed.node, Mapping):  # read by rapidyaml: JSON or the splice, else libyaml
+        text = first_faithful(raw, parsed, edits, file, quick=True)
+        if text is None:
+            parsed = parse_with_libyaml(raw.text, file=file, line=raw.line)
+    if text is None:
+        text = first_faithful(raw, parsed, edits, file)
     if text is None:
         line = raw.line + parsed.node.start_mark.line + 1
         raise TfpolicyError(

@@ -20,6 +20,8 @@ from typing import Any
 import yaml
 
 from tfpolicy.yamlio.emit import dump_documents
+from tfpolicy.yamlio.load import parse_with_libyaml
+from tfpolicy.yamlio.rnodes import Mapping as FastMapping
 
 _LEADING = re.compile(r"[ ]*")
 
@@ -35,7 +37,12 @@ class ItemSpan:
 
 
 def item_spans(text: str, root: yaml.Node | None) -> list[ItemSpan] | None:
-    """Each item's span, or ``None`` when the list is not all block style."""
+    """Each item's span, or ``None`` when the list is not all block style.
+
+    Spans need mappings' end marks, which only libyaml's node tree has.
+    """
+    if isinstance(root, FastMapping):
+        root = parse_with_libyaml(text, file="<stdin>").node
     items = _value(root, "items")
     if root is None or _flow(root) or not isinstance(items, yaml.SequenceNode) or _flow(items):
         return None

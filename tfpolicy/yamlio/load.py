@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.yamlio import jsondoc
+from tfpolicy.yamlio import fast, jsondoc, rnodes
 from tfpolicy.yamlio.construct import Loader as _Loader
 from tfpolicy.yamlio.construct import error as _error
 
@@ -33,6 +33,18 @@ class Parsed:
 
 def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
     """Parse one document; any failure becomes a one-line error at ``file:line:col``.
+
+    rapidyaml reads it when it can settle it exactly as libyaml would
+    (fast.py); otherwise, and for every error, libyaml does.
+    """
+    quick = fast.read(text)
+    if quick is not None:
+        return Parsed(quick.data, rnodes.root_node(quick))
+    return parse_with_libyaml(text, file=file, line=line)
+
+
+def parse_with_libyaml(text: str, *, file: str, line: int = 0) -> Parsed:
+    """Parse one document with libyaml, the authority for errors and their locations.
 
     Data reached through aliases is copied, so every path in the data is its
     own value, as it is in the JSON that kubectl sends: an edit at one path
@@ -162,17 +174,30 @@ def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, in
         return 0, 0
     where = node.start_mark
     for item in path:
-        if isinstance(node, yaml.MappingNode):
-            pair = next(((k, v) for k, v in node.value if k.value == item), None)
-            if pair is None:
-                break
-            where, node = pair[0].start_mark, pair[1]
-            if isinstance(node, yaml.ScalarNode) and node.start_mark.line == where.line:
-                where = node.start_mark
-        elif isinstance(node, yaml.SequenceNode) and isinstance(item, int) \
-                and item < len(node.value):
-            node = node.value[item]
-            where = node.start_mark
-        else:
+        try:
+            step = _step(node, item)
+        except rnodes.NeedsLibyaml:  # a value rapidyaml's tree cannot place: its key it is
             break
+        if step is None:
+            break
+        where, node = step
     return int(where.line), int(where.column)
+
+
+def _step(node: yaml.Node, item: str | int) -> tuple[Any, yaml.Node] | None:
+    """The mark and node one step down ``item``, or ``None`` when there is none."""
+    if isinstance(node, yaml.MappingNode):
+        pair = next(((k, v) for k, v in node.value if k.value == item), None)
+        if pair is None:
+            return None
+        key, value = pair
+        if isinstance(value, yaml.ScalarNode):
+            try:
+                if value.start_mark.line == key.start_mark.line:
+                    return value.start_mark, value
+            except rnodes.NeedsLibyaml:  # a block scalar: its key it is
+                pass
+        return key.start_mark, value
+    if isinstance(node, yaml.SequenceNode) and isinstance(item, int) and item < len(node.value):
+        return node.value[item].start_mark, node.value[item]
+    return None

@@ -40,10 +40,13 @@ _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 # alias (libyaml's names are [A-Za-z0-9_-]: scanner.c, yaml_parser_scan_anchor), goes
 # to libyaml. Image digests and e-mail addresses have their @ inside a token, and a
 # cron schedule's "* * *" names no alias. So do directives (%YAML 2.0, unknown ones)
-# and characters YAML does not allow in a stream (spec 5.1, c-printable).
-_LIBYAML_ONLY = re.compile(
+# and characters YAML does not allow in a stream (spec 5.1, c-printable). So does a flow
+# collection left open at the end of a line: rapidyaml reads a plain scalar running over
+# lines inside one (a JSONC comment line, say) where libyaml rightly refuses it.
+LIBYAML_ONLY = re.compile(
     r"(?:^|[\s\[{,])(?:[@`!]|[*&][A-Za-z0-9_-])|^%"
-    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]",
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]"
+    r"|[\[{][^\]}\n]*$",
     re.MULTILINE,
 )
 
@@ -53,14 +56,14 @@ def cleared(text: str) -> bool:
 
     False means "parse it fully": not necessarily an error.
     """
-    if _LIBYAML_ONLY.search(text):
+    if LIBYAML_ONLY.search(text):
         return False
     try:
-        with _stderr_silenced():
+        with stderr_silenced():
             tree = ryml.parse_in_arena(text.encode("utf-8"))
     except Exception:  # any refusal sends the document to libyaml
         return False
-    root = _document_root(tree)
+    root = document_root(tree)
     if root is None:
         return True  # only comments, or nothing
     if root < 0 or not tree.is_map(root):
@@ -68,7 +71,7 @@ def cleared(text: str) -> bool:
     return _keys_unique(tree)
 
 
-def _document_root(tree: Any) -> int | None:
+def document_root(tree: Any) -> int | None:
     """The document's node: ``None`` when empty, -1 when the shape is not one document."""
     root = tree.root_id()
     if tree.is_stream(root):  # "---" opened the document: the stream holds it
@@ -98,7 +101,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
 
 
 @contextmanager
-def _stderr_silenced() -> Iterator[None]:
+def stderr_silenced() -> Iterator[None]:
     """rapidyaml's error handler writes to descriptor 2 itself; nothing of it must show."""
     if not _quiet:
         _quiet.append(os.open(os.devnull, os.O_WRONLY))

@@ -27,11 +27,16 @@ _MARKERS = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
 _FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
-def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str) -> str | None:
-    """The first rewrite of ``raw`` that parses to the intended data, or ``None``."""
+def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
+                   quick: bool = False) -> str | None:
+    """The first rewrite of ``raw`` that parses to the intended data, or ``None``.
+
+    ``quick`` tries only the writers that keep the layout (JSON, the splice):
+    the round trip is left for a reading with libyaml's own node tree.
+    """
     intended = edited(parsed.data, edits)
     newline = newline_of(raw.text)
-    for writer in (_json, _splice, _round_trip):
+    for writer in (_json, _splice) if quick else (_json, _splice, _round_trip):
         try:
             text = writer(raw, parsed, edits, newline, intended)
         except _FALLBACK_FAILURES:

@@ -1,0 +1,139 @@
+"""The fast reading of a document: rapidyaml's tree, its JSON, and positions from its views.
+
+rapidyaml (``ryml``) parses a document into a flat tree whose scalars are
+views into the source buffer, about a hundred times faster than libyaml
+builds Python objects. The data comes from the tree's JSON (written and
+read in C), and the splice's positions from where each view sits in the
+buffer (rnodes.py), so a document is never handed to Python node by node.
+
+This reading is only ever *offered*: ``read`` returns ``None`` for
+anything it cannot settle exactly as the libyaml reading (load.py) would,
+and the caller then takes that one, which stays the authority for errors,
+their messages and locations. ``None`` goes to:
+
+- what the screen (screen.py) already sends to libyaml: anchors, aliases,
+  tags, directives, reserved indicators, characters YAML forbids;
+- a ``\\r`` (libyaml's line arithmetic for it is kept in one place), an
+  explicit key (``?``), a merge key (``<<``);
+- a plain scalar that YAML 1.1, as libyaml's resolver reads it, types
+  otherwise than rapidyaml's JSON does, or that its JSON writer spells
+  otherwise (``infinity`` as ``.inf``): ``yes``/``on``/``True``, ``~``/``Null``,
+  ``0x1F``, ``1_000``, ``07``, ``1:30``, ``.inf``, ``1.``, a number or boolean
+  used as a key. Only the canonical forms ``1``, ``-2``, ``1.5``, ``true``,
+  ``false`` and ``null`` are read here, and the JSON reader checks each number
+  rapidyaml writes against them;
+- a repeated key, a root that is not a block mapping, any parse error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import ryml  # type: ignore[import-untyped]
+import yaml
+
+from tfpolicy.yamlio.screen import LIBYAML_ONLY, document_root, stderr_silenced
+
+_STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
+_CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_CANONICAL_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
+# A plain token that may not read as a string, where a scalar starts and ends; canonical
+# values (which both readings type alike) are skipped unless a colon makes them a key.
+_TERM = r"(?=[ \t]*(?:[#,\]}\n]|$|:(?:[ \t\n]|$)))"
+_TOKEN = re.compile(
+    r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoOiI])"
+    r"(?!(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false|null)[ \t]*(?:[#,\]}\n]|$))"
+    r"([-+]?[0-9.](?:[0-9a-fA-FxX_.+-]|:(?=[0-9a-fA-FxX_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE"
+    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|(?i:[-+]?\.?(?:inf(?:inity)?|nan)))" + _TERM,
+    re.MULTILINE,
+)
+# Plain scalars rapidyaml's JSON writer spells otherwise: ``infinity`` becomes ".inf".
+_REWRITTEN = re.compile(r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))")
+_EXPLICIT_OR_MERGE = re.compile(r"^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|(?:^|[\s{,])<<[ \t]*:",
+                                re.MULTILINE)
+_RESOLVER = yaml.resolver.Resolver()
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A document read the fast way: its data, and what positions are computed from."""
+
+    data: Any
+    text: str
+    source: bytes  # the text as UTF-8, unchanged
+    buffer: bytearray  # what rapidyaml parsed in place (its scalars filtered inside)
+    tree: Any
+    root: int  # the document's node in ``tree``
+
+
+def read(text: str) -> Read | None:
+    """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module)."""
+    if "\r" in text or LIBYAML_ONLY.search(text) or _EXPLICIT_OR_MERGE.search(text):
+        return None
+    if _typed_otherwise(text):
+        return None
+    try:
+        source = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: libyaml's reading names them
+        return None
+    buffer = bytearray(source)
+    try:
+        with stderr_silenced():
+            tree = ryml.parse_in_place(buffer)
+    except Exception:  # any refusal: libyaml says what is wrong, and where
+        return None
+    root = document_root(tree)
+    if root is None or root < 0 or not tree.is_map(root) or tree.is_flow(root):
+        return None  # empty, not one mapping, or JSON-like: libyaml's JSON writer path
+    data = _data(tree, root)
+    if data is None:
+        return None
+    return Read(data, text, source, buffer, tree, root)
+
+
+def _typed_otherwise(text: str) -> bool:
+    """A plain scalar whose YAML 1.1 type the JSON reading would not give."""
+    for match in _TOKEN.finditer("\n" + text):  # the newline: a token may open the text
+        token = match.group(1)
+        if _REWRITTEN.fullmatch(token):
+            return True
+        tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))
+        if tag not in _STR_TAGS:
+            return True
+    return False
+
+
+def _data(tree: Any, root: int) -> Any:
+    try:
+        out = bytearray(ryml.compute_json_length(tree, root))
+        ryml.emit_json_in_place(tree, out, root)
+        return json.loads(out, object_pairs_hook=_unique, parse_int=_int, parse_float=_float,
+                          parse_constant=_refuse)
+    except Exception:  # a repeated key, a number not in canonical form, JSON it could not write
+        return None
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise ValueError("repeated key")
+    return mapping
+
+
+def _int(text: str) -> int:
+    if not _CANONICAL_INT.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    if not _CANONICAL_FLOAT.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
+
+
+def _refuse(text: str) -> Any:
+    raise ValueError(text)

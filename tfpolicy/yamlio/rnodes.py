@@ -1,0 +1,261 @@
+"""libyaml-shaped nodes over a rapidyaml tree, built only where the splice or a locator looks.
+
+The splice (splice.py, expand.py) and ``locate`` walk libyaml's node
+classes and marks. These subclasses answer the same questions from a
+rapidyaml tree: children on first access, marks from where each scalar's
+view sits in the parsed buffer. A mark the tree cannot give exactly (a
+block scalar's end, a flow collection's brackets, a multi-line plain
+scalar) raises ``NeedsLibyaml``, and the caller does that document the
+libyaml way; so a position is either libyaml's own or not given at all.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from typing import Any
+
+import ryml  # type: ignore[import-untyped]
+import yaml
+
+from tfpolicy.yamlio.fast import Read
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
+_DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+
+
+class NeedsLibyaml(ValueError):
+    """This position is not known from rapidyaml's tree: read the document with libyaml."""
+
+
+class _PyBuffer(ctypes.Structure):
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
+_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+_release = ctypes.pythonapi.PyBuffer_Release
+_release.argtypes = [ctypes.POINTER(_PyBuffer)]
+
+
+def _address(view: Any) -> int:
+    """Where a buffer's bytes are in memory (the ``ryml`` views expose no offset)."""
+    info = _PyBuffer()
+    _get_buffer(view, ctypes.byref(info), 0)
+    try:
+        return int(info.buf or 0)
+    finally:
+        _release(ctypes.byref(info))
+
+
+class Mark:
+    """The part of ``yaml.Mark`` the splice reads: index, line and column (0-based)."""
+
+    __slots__ = ("column", "index", "line")
+
+    def __init__(self, text: str, index: int) -> None:
+        self.index = index
+        self.line = text.count("\n", 0, index)
+        self.column = index - (text.rfind("\n", 0, index) + 1)
+
+
+class _Doc:
+    """One read document: turns a view into an index of its text."""
+
+    def __init__(self, read: Read) -> None:
+        self.read = read
+        self.text = read.text
+        self.base = _address(memoryview(read.buffer))
+        self.ascii = read.text.isascii()
+        self.nodes: dict[tuple[int, bool], yaml.Node] = {}
+
+    def index_of_view(self, view: Any) -> int:
+        offset = _address(view) - self.base
+        if not 0 <= offset <= len(self.read.buffer):
+            raise NeedsLibyaml("a scalar rapidyaml rewrote outside the buffer")
+        if self.ascii:
+            return offset
+        return len(self.read.source[:offset].decode("utf-8", "surrogatepass"))
+
+
+def root_node(read: Read) -> yaml.Node:
+    """The document's root mapping, as a libyaml-shaped node."""
+    return _node(_Doc(read), read.root, False, None)
+
+
+def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
+    cached = doc.nodes.get((node, is_key))
+    if cached is not None:
+        return cached
+    tree = doc.read.tree
+    made: yaml.Node
+    if not is_key and tree.is_map(node):
+        made = Mapping(doc, node)
+    elif not is_key and tree.is_seq(node):
+        made = Sequence(doc, node)
+    else:
+        made = Scalar(doc, node, is_key, key)
+    doc.nodes[(node, is_key)] = made
+    return made
+
+
+def _children(doc: _Doc, node: int) -> list[int]:
+    return [int(c) for c in ryml.children(doc.read.tree, node)]
+
+
+class Scalar(yaml.ScalarNode):  # type: ignore[misc]
+    def __init__(self, doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> None:
+        self._doc, self._node, self._is_key, self._key = doc, node, is_key, key
+        self._span: tuple[int, int] | None = None
+        self._value: str | None = None
+        self._style: str | None = "?"  # not read yet
+
+    def _view(self) -> Any:
+        tree = self._doc.read.tree
+        return tree.key(self._node) if self._is_key else tree.val(self._node)
+
+    @property  # type: ignore[misc]
+    def value(self) -> str:
+        if self._value is None:
+            view = self._view()
+            self._value = "" if view is None else bytes(view).decode("utf-8")
+        return self._value
+
+    @property  # type: ignore[misc]
+    def style(self) -> str | None:
+        if self._style == "?":
+            self._style = self._read_style()
+        return self._style
+
+    def _read_style(self) -> str | None:
+        tree, n = self._doc.read.tree, self._node
+        if self._is_key:
+            return "'" if tree.is_key_squo(n) else '"' if tree.is_key_dquo(n) else \
+                "|" if tree.is_key_literal(n) else ">" if tree.is_key_folded(n) else None
+        return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
+            "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
+
+    @property  # type: ignore[misc]
+    def tag(self) -> str:
+        if self._is_key or self.style is not None or self.value not in ("", "null"):
+            return _STR
+        return _NULL
+
+    @property  # type: ignore[misc]
+    def start_mark(self) -> Mark:
+        return Mark(self._doc.text, self._bounds()[0])
+
+    @property  # type: ignore[misc]
+    def end_mark(self) -> Mark:
+        return Mark(self._doc.text, self._bounds()[1])
+
+    def _bounds(self) -> tuple[int, int]:
+        if self._span is None:
+            self._span = self._measure()
+        return self._span
+
+    def _measure(self) -> tuple[int, int]:
+        text, view, style = self._doc.text, self._view(), self.style
+        if view is None or len(view) == 0:
+            if style is not None:
+                raise NeedsLibyaml("an empty quoted scalar has no view to place")
+            return self._empty()
+        at = self._doc.index_of_view(view)
+        if style is None:
+            value = self.value
+            if "\n" in value or text[at:at + len(value)] != value:
+                raise NeedsLibyaml("a plain scalar over several lines")
+            return at, at + len(value)
+        if style in ("'", '"'):
+            quoted = (_SINGLE if style == "'" else _DOUBLE).match(text, at - 1)
+            if quoted is None:
+                raise NeedsLibyaml("a quoted scalar over several lines")
+            return at - 1, quoted.end()
+        raise NeedsLibyaml("a block scalar's end")
+
+    def _empty(self) -> tuple[int, int]:
+        """libyaml marks an empty value right after its key's colon."""
+        if self._key is None:
+            raise NeedsLibyaml("an empty item")
+        colon = re.compile(r"[ \t]*:").match(self._doc.text, self._key.end_mark.index)
+        if colon is None:
+            raise NeedsLibyaml("no colon after the key")
+        return colon.end(), colon.end()
+
+
+class Mapping(yaml.MappingNode):  # type: ignore[misc]
+    def __init__(self, doc: _Doc, node: int) -> None:
+        self._doc, self._node = doc, node
+        self._pairs: list[tuple[yaml.Node, yaml.Node]] | None = None
+
+    tag = _MAP
+
+    @property  # type: ignore[misc]
+    def flow_style(self) -> bool:
+        return bool(self._doc.read.tree.is_flow(self._node))
+
+    @property  # type: ignore[misc]
+    def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
+        if self._pairs is None:
+            pairs = []
+            for child in _children(self._doc, self._node):
+                key = _node(self._doc, child, True, None)
+                assert isinstance(key, Scalar)
+                pairs.append((key, _node(self._doc, child, False, key)))
+            self._pairs = pairs
+        return self._pairs
+
+    @property  # type: ignore[misc]
+    def start_mark(self) -> Mark:
+        if self.flow_style or not self.value:
+            raise NeedsLibyaml("a flow mapping's brackets")
+        first: yaml.Node = self.value[0][0]
+        return first.start_mark  # type: ignore[no-any-return]
+
+    @property  # type: ignore[misc]
+    def end_mark(self) -> Mark:
+        raise NeedsLibyaml("a mapping's end")
+
+
+class Sequence(yaml.SequenceNode):  # type: ignore[misc]
+    def __init__(self, doc: _Doc, node: int) -> None:
+        self._doc, self._node = doc, node
+        self._items: list[yaml.Node] | None = None
+
+    tag = _SEQ
+
+    @property  # type: ignore[misc]
+    def flow_style(self) -> bool:
+        return bool(self._doc.read.tree.is_flow(self._node))
+
+    @property  # type: ignore[misc]
+    def value(self) -> list[yaml.Node]:
+        if self._items is None:
+            self._items = [_node(self._doc, c, False, None)
+                           for c in _children(self._doc, self._node)]
+        return self._items
+
+    @property  # type: ignore[misc]
+    def start_mark(self) -> Mark:
+        """The first item's dash, which is where libyaml starts a block sequence."""
+        if self.flow_style or not self.value:
+            raise NeedsLibyaml("a flow sequence's brackets")
+        first = self.value[0].start_mark.index
+        at = first - 1
+        while at >= 0 and self._doc.text[at] in " \t":
+            at -= 1
+        if at < 0 or self._doc.text[at] != "-":
+            raise NeedsLibyaml("no dash before the first item")
+        return Mark(self._doc.text, at)
+
+    @property  # type: ignore[misc]
+    def end_mark(self) -> Mark:
+        raise NeedsLibyaml("a sequence's end")
