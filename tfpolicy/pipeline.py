@@ -126,7 +126,7 @@ def _suspicious(text: str) -> bool:
         return True
     if "&" in text and _ALIAS.search(text):
         return True  # aliases: checked for expansion bombs
-    return yamlio.TEMPLATE_SYNTAX.search(text) is not None
+    return "{{" in text and yamlio.TEMPLATE_SYNTAX.search(text) is not None
 
 
 def _require_mapping(parsed: yamlio.Parsed, raw: yamlio.RawDoc, file: str) -> None:

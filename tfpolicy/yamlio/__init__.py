@@ -71,7 +71,7 @@ def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
     if text is None:
         text = first_faithful(raw, parsed, edits, file)
     if text is None:
-        line = raw.line + parsed.node.start_mark.line + 1
+        line = raw.line + (parsed.node.start_mark.line if parsed.node else 0) + 1
         raise TfpolicyError(
             "cannot rewrite this document so that it reads back as intended (anchors, "
             "aliases, merge keys or a layout the rewriter does not handle); write the "

@@ -35,7 +35,7 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 import yaml
 
-from tfpolicy.yamlio.screen import LIBYAML_ONLY, document_root, stderr_silenced
+from tfpolicy.yamlio.screen import document_root, libyaml_only, stderr_silenced
 
 _STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -71,7 +71,7 @@ class Read:
 
 def read(text: str) -> Read | None:
     """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module)."""
-    if "\r" in text or LIBYAML_ONLY.search(text) or _EXPLICIT_OR_MERGE.search(text):
+    if "\r" in text or libyaml_only(text) or _explicit_or_merge(text):
         return None
     if _typed_otherwise(text):
         return None
@@ -94,13 +94,17 @@ def read(text: str) -> Read | None:
     return Read(data, text, source, buffer, tree, root)
 
 
+def _explicit_or_merge(text: str) -> bool:
+    return ("?" in text or "<<" in text) and _EXPLICIT_OR_MERGE.search(text) is not None
+
+
 def _typed_otherwise(text: str) -> bool:
     """A plain scalar whose YAML 1.1 type the JSON reading would not give."""
     for match in _TOKEN.finditer("\n" + text):  # the newline: a token may open the text
         token = match.group(1)
         if _REWRITTEN.fullmatch(token):
             return True
-        tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))
+        tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))  # type: ignore[no-untyped-call]
         if tag not in _STR_TAGS:
             return True
     return False

@@ -111,7 +111,7 @@ def _children(doc: _Doc, node: int) -> list[int]:
     return [int(c) for c in ryml.children(doc.read.tree, node)]
 
 
-class Scalar(yaml.ScalarNode):  # type: ignore[misc]
+class Scalar(yaml.ScalarNode):
     def __init__(self, doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> None:
         self._doc, self._node, self._is_key, self._key = doc, node, is_key, key
         self._span: tuple[int, int] | None = None
@@ -122,15 +122,15 @@ class Scalar(yaml.ScalarNode):  # type: ignore[misc]
         tree = self._doc.read.tree
         return tree.key(self._node) if self._is_key else tree.val(self._node)
 
-    @property  # type: ignore[misc]
+    @property
     def value(self) -> str:
         if self._value is None:
             view = self._view()
             self._value = "" if view is None else bytes(view).decode("utf-8")
         return self._value
 
-    @property  # type: ignore[misc]
-    def style(self) -> str | None:
+    @property
+    def style(self) -> str | None:  # type: ignore[override]
         if self._style == "?":
             self._style = self._read_style()
         return self._style
@@ -143,18 +143,18 @@ class Scalar(yaml.ScalarNode):  # type: ignore[misc]
         return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
             "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
 
-    @property  # type: ignore[misc]
-    def tag(self) -> str:
+    @property
+    def tag(self) -> str:  # type: ignore[override]
         if self._is_key or self.style is not None or self.value not in ("", "null"):
             return _STR
         return _NULL
 
-    @property  # type: ignore[misc]
-    def start_mark(self) -> Mark:
+    @property
+    def start_mark(self) -> Mark:  # type: ignore[override]
         return Mark(self._doc.text, self._bounds()[0])
 
-    @property  # type: ignore[misc]
-    def end_mark(self) -> Mark:
+    @property
+    def end_mark(self) -> Mark:  # type: ignore[override]
         return Mark(self._doc.text, self._bounds()[1])
 
     def _bounds(self) -> tuple[int, int]:
@@ -191,21 +191,21 @@ class Scalar(yaml.ScalarNode):  # type: ignore[misc]
         return colon.end(), colon.end()
 
 
-class Mapping(yaml.MappingNode):  # type: ignore[misc]
+class Mapping(yaml.MappingNode):
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
         self._pairs: list[tuple[yaml.Node, yaml.Node]] | None = None
 
     tag = _MAP
 
-    @property  # type: ignore[misc]
-    def flow_style(self) -> bool:
+    @property
+    def flow_style(self) -> bool:  # type: ignore[override]
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property  # type: ignore[misc]
+    @property
     def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
         if self._pairs is None:
-            pairs = []
+            pairs: list[tuple[yaml.Node, yaml.Node]] = []
             for child in _children(self._doc, self._node):
                 key = _node(self._doc, child, True, None)
                 assert isinstance(key, Scalar)
@@ -213,38 +213,38 @@ class Mapping(yaml.MappingNode):  # type: ignore[misc]
             self._pairs = pairs
         return self._pairs
 
-    @property  # type: ignore[misc]
-    def start_mark(self) -> Mark:
+    @property
+    def start_mark(self) -> Mark:  # type: ignore[override]
         if self.flow_style or not self.value:
             raise NeedsLibyaml("a flow mapping's brackets")
-        first: yaml.Node = self.value[0][0]
+        first: Any = self.value[0][0]
         return first.start_mark  # type: ignore[no-any-return]
 
-    @property  # type: ignore[misc]
-    def end_mark(self) -> Mark:
+    @property
+    def end_mark(self) -> Mark:  # type: ignore[override]
         raise NeedsLibyaml("a mapping's end")
 
 
-class Sequence(yaml.SequenceNode):  # type: ignore[misc]
+class Sequence(yaml.SequenceNode):
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
         self._items: list[yaml.Node] | None = None
 
     tag = _SEQ
 
-    @property  # type: ignore[misc]
-    def flow_style(self) -> bool:
+    @property
+    def flow_style(self) -> bool:  # type: ignore[override]
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property  # type: ignore[misc]
+    @property
     def value(self) -> list[yaml.Node]:
         if self._items is None:
             self._items = [_node(self._doc, c, False, None)
                            for c in _children(self._doc, self._node)]
         return self._items
 
-    @property  # type: ignore[misc]
-    def start_mark(self) -> Mark:
+    @property
+    def start_mark(self) -> Mark:  # type: ignore[override]
         """The first item's dash, which is where libyaml starts a block sequence."""
         if self.flow_style or not self.value:
             raise NeedsLibyaml("a flow sequence's brackets")
@@ -256,6 +256,6 @@ class Sequence(yaml.SequenceNode):  # type: ignore[misc]
             raise NeedsLibyaml("no dash before the first item")
         return Mark(self._doc.text, at)
 
-    @property  # type: ignore[misc]
-    def end_mark(self) -> Mark:
+    @property
+    def end_mark(self) -> Mark:  # type: ignore[override]
         raise NeedsLibyaml("a sequence's end")

@@ -17,7 +17,6 @@ from typing import BinaryIO
 from tfpolicy.errors import TfpolicyError
 
 BOM = "\ufeff"
-_CONTENT = re.compile(r"[ \t]*[^ \t\r\n#]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,39 +31,77 @@ def _is_marker(line: str, marker: str) -> bool:
     return line.startswith(marker) and (len(line) == 3 or line[3] in " \t\r\n")
 
 
-def iter_documents(lines: Iterable[str]) -> Iterator[RawDoc]:
-    """Documents of a stream of lines (line endings kept); joined they give the stream back."""
-    chunk: list[str] = []  # the current document's lines
-    pending: list[str] = []  # directive lines waiting for their "---"
-    content = False
-    start = 0
-    for line in lines:
+# Lines the split must look at one by one; every other line only asks "any content?".
+_SPECIAL = re.compile(r"^(?:%|---|\.\.\.)[^\n]*\n?", re.MULTILINE)
+_CONTENT_LINE = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
+
+
+class _Split:
+    """The state of the split between pieces of text."""
+
+    def __init__(self) -> None:
+        self.chunk: list[str] = []  # the current document's text
+        self.pending: list[str] = []  # directive lines waiting for their "---"
+        self.content = False
+        self.start = 0
+        self.emitted = False
+
+    def lines(self, run: str) -> None:
+        """Ordinary lines: no directive, no marker."""
+        self.chunk.extend(self.pending)
+        self.content = self.content or bool(self.pending) or bool(_CONTENT_LINE.search(run))
+        self.pending = []
+        self.chunk.append(run)
+
+    def special(self, line: str) -> Iterator[RawDoc]:
         if line.startswith("%"):
-            pending.append(line)
-            continue
-        if _is_marker(line, "---") and content:
-            yield RawDoc("".join(chunk), start)
-            start += len(chunk)
-            chunk, content = [], False
-        chunk.extend(pending)
-        content = content or bool(pending) or line.startswith("---") or bool(_CONTENT.match(line))
-        pending = []
-        chunk.append(line)
+            self.pending.append(line)
+            return
+        if _is_marker(line, "---") and self.content:
+            yield self.cut()
+        self.chunk.extend(self.pending)
+        self.content = self.content or bool(self.pending) or line.startswith("---") \
+            or bool(_CONTENT_LINE.match(line))
+        self.pending = []
+        self.chunk.append(line)
         if _is_marker(line, "..."):
-            yield RawDoc("".join(chunk), start)
-            start += len(chunk)
-            chunk, content = [], False
-    chunk.extend(pending)
-    if chunk or start == 0:
-        yield RawDoc("".join(chunk), start)
+            yield self.cut()
+
+    def cut(self) -> RawDoc:
+        text = "".join(self.chunk)
+        doc = RawDoc(text, self.start)
+        self.start += text.count("\n")
+        self.chunk, self.content, self.emitted = [], False, True
+        return doc
+
+    def end(self) -> Iterator[RawDoc]:
+        self.chunk.extend(self.pending)
+        if self.chunk or not self.emitted:
+            yield RawDoc("".join(self.chunk), self.start)
 
 
-_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+def iter_documents(pieces: Iterable[str]) -> Iterator[RawDoc]:
+    """Documents of a stream given in pieces of whole lines (the last may lack its end).
+
+    Joined, the documents give the stream back. Only lines opening with
+    ``%``, ``---`` or ``...`` are looked at one by one.
+    """
+    split = _Split()
+    for piece in pieces:
+        at = 0
+        for special in _SPECIAL.finditer(piece):
+            if special.start() > at:
+                split.lines(piece[at:special.start()])
+            yield from split.special(special.group())
+            at = special.end()
+        if at < len(piece):
+            split.lines(piece[at:])
+    yield from split.end()
 
 
 def split_documents(text: str) -> list[RawDoc]:
     """Documents of a text; only ``\n`` ends a line (``str.splitlines`` knows too many)."""
-    return list(iter_documents(_LINE.findall(text)))
+    return list(iter_documents([text]))
 
 
 def decode(data: bytes, file: str) -> str:
@@ -77,14 +114,32 @@ def decode(data: bytes, file: str) -> str:
     return text.removeprefix(BOM)
 
 
+_PIECE = 1 << 20
+
+
 def decode_lines(stream: BinaryIO, file: str) -> Iterator[str]:
-    """A binary stream's lines as text, strictly UTF-8, one line in memory at a time."""
-    for number, raw in enumerate(stream, start=1):
+    """A binary stream's text, strictly UTF-8, in pieces of whole lines of about 1 MiB."""
+    tail, lines_before, first = b"", 0, True
+    while True:
+        block = stream.read(_PIECE)
+        data = tail + block
+        cut = len(data) if not block else data.rfind(b"\n") + 1
+        if cut == 0 and block:
+            tail = data  # no line ends in it yet
+            continue
+        piece, tail = data[:cut], data[cut:]
         try:
-            line = raw.decode("utf-8")
+            text = piece.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise _not_utf8(raw[exc.start], file, number) from None
-        yield line.removeprefix(BOM) if number == 1 else line
+            line = lines_before + piece.count(b"\n", 0, exc.start) + 1
+            raise _not_utf8(piece[exc.start], file, line) from None
+        if first:
+            text, first = text.removeprefix(BOM), False
+        lines_before += piece.count(b"\n")
+        if text:
+            yield text
+        if not block:
+            return
 
 
 def _not_utf8(byte: int, file: str, line: int) -> TfpolicyError:
