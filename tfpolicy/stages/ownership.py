@@ -57,8 +57,21 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     return template, notes
 
 
+class Undone(dict[str, Any]):
+    """A template with tfpolicy's writes undone, still holding the record they came from: a
+    stage that refuses it leaves the template as found, and says what that still carries
+    (:mod:`tfpolicy.stages.carried`)."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, data: dict[str, Any], record: Record) -> None:
+        super().__init__(data)
+        self.record = record
+
+
 def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
-    """The template as it was before tfpolicy touched it (``None`` if that cannot be known)."""
+    """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
+    an :class:`Undone` when tfpolicy had written to it."""
     original = copy.deepcopy(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
@@ -73,7 +86,8 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     for name in MAPS:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)
-    return original, _restore_resources(original, record.resources)
+    notes = _restore_resources(original, record.resources)
+    return Undone(original, record), notes
 
 
 def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
