@@ -8,7 +8,7 @@ resources from the limit, else the request (``pkg/device/nvidia/device.go``
 - ``nvidia.com/gpumem-percentage``: 0-100 of the card's memory, rejected
   outside (389-396), used only when no ``gpumem`` is set (780-782);
 - ``nvidia.com/gpucores``: percent of the card's SMs, clamped to 100 (772-775);
-- neither memory resource: the whole card (defaultMemory 0, 574-580).
+- neither memory resource: the whole card (defaultMemory 0, 572-578).
 
 So ``gpucores`` becomes ``compute-percent-request``/``-limit`` and the memory
 becomes ``vram-request``/``-limit`` (HAMi has one number: request = limit);
