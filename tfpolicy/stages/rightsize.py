@@ -52,13 +52,14 @@ def target(
     if count is None or any(n.severity is Severity.ERROR for n in notes):
         return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
     result = copy.deepcopy(original)
-    removed = {} if cap else _combined(original, usage, hami.usage)
+    combined = _combined(original, usage, hami.usage)
+    removed = {} if cap else combined
     _strip_gpus(result, removed)
     vendor, vendor_notes = _vendor(usage, settings)
     shares = _shares(settings.resources, hami.annotations)
     annotations = {
         **shares, TF + "gpu-count": str(count),
-        **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
+        **_inject(original, combined), **_isolation(settings), **placement_annotations(settings),
         **vendor, **cap, **_autoscale(settings), **_model(hami.annotations),
     }
     writes = Writes({ENABLED: "true"}, annotations, _other_share(shares), removed, hami.remove)
