@@ -82,7 +82,7 @@ def test_each_form(tmp_path: Path, limits: str, vram: str | None, percent: str |
     ("{nvidia.com/gpu: 1, nvidia.com/gpumem: 4Gi}", "gpumem in container 'main' is not a whole"),
     ("{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 150}", "from 0 to 100, as HAMi"),
     ("{nvidia.com/gpu: 1, nvidia.com/gpucores: 0.5}", "gpucores in container 'main' is not"),
-    ("{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}", "no known card is named"),
+    ("{nvidia.com/gpu: 1, nvidia.com/gpumem-percentage: 50}", "no card of known VRAM is named"),
 ])
 def test_refused_values_leave_the_template(tmp_path: Path, limits: str, says: str) -> None:
     text = TEMPLATE.format(annotations="{}", limits=limits)

@@ -157,7 +157,8 @@ def _share(template: Any, name: str, sections: dict[str, dict[str, Any]],
         if card is None:
             where = _at(template, name, sections, HAMI_MEMORY_PERCENT)
             message = (f"{HAMI_MEMORY_PERCENT} in container {name!r} is a share of the card's "
-                       "memory, and no known card is named: set gpuModel in the policy")
+                       "memory, and no card of known VRAM is named (by the policy's gpuModel "
+                       f"or as the one card of {HAMI_USE_TYPE}): set gpuModel in the policy")
             notes.append(Note(Severity.ERROR, "hami-card-unknown", message, where))
         else:
             vram = card * percent // 100  # HAMi: Totalmem * percent / 100, in whole MiB

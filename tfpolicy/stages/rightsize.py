@@ -32,7 +32,7 @@ from tfpolicy.stages.common import (
     gpu_usage,
     whole_count,
 )
-from tfpolicy.stages.hami import convert, gpus_by_default, refusal
+from tfpolicy.stages.hami import Conversion, convert, gpus_by_default, hami_usage, refusal
 from tfpolicy.stages.keys import ENABLED, GPU_MODEL, PERCENT, TFLOPS, VRAM
 from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
@@ -44,15 +44,17 @@ def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
     usage = gpu_usage(original, ctx.gpus)
-    hami = convert(original, settings, usage)
-    count, notes = _gpu_count(usage, original, gpus_by_default(usage, hami.usage))
     cap, cap_notes = enabled_replicas(settings, ctx)
+    # Capped-out pods stay on HAMi, so under a cap its annotations stay and its resources
+    # cannot (module doc of tfpolicy.stages.hami).
+    hami = Conversion() if cap else convert(original, settings, usage)
+    count, notes = _gpu_count(usage, original, gpus_by_default(usage, hami_usage(original)))
     refused = refusal(original, "which a capped rightsize keeps") if cap else []
     notes += [*hami.notes, *refused]
     if count is None or any(n.severity is Severity.ERROR for n in notes):
         return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
     result = copy.deepcopy(original)
-    combined = _combined(original, usage, hami.usage)
+    combined = _combined(original, usage, hami_usage(original))
     removed = {} if cap else combined
     _strip_gpus(result, removed)
     vendor, vendor_notes = _vendor(usage, settings)
