@@ -62,7 +62,6 @@ class Conversion:
     """What rightsize writes and removes for HAMi; empty for a template HAMi does not share."""
 
     annotations: dict[str, str] = field(default_factory=dict)
-    usage: Usage = field(default_factory=dict)
     remove: tuple[str, ...] = ()
     notes: tuple[Note, ...] = ()
 
@@ -85,11 +84,12 @@ def refusal(template: Any, why: str) -> list[Note]:
         return []
     name, sections = next(iter(usage.items()))
     section, entries = next(iter(sections.items()))
-    message = (f"{next(iter(entries))} in container {name!r} is a HAMi share, {why}, and no "
-               "node offers HAMi's resources outside its scheduler: use rightsize at 100 %, "
+    resource = next(iter(entries))
+    message = (f"{resource} in container {name!r} is a HAMi share, {why}, and no node "
+               "offers HAMi's resources outside its scheduler: use rightsize at 100 %, "
                "which converts them")
-    return [Note(Severity.ERROR, "hami-resources", message, _path(template, name, section,
-                                                                    next(iter(entries))))]
+    path = _path(template, name, section, resource)
+    return [Note(Severity.ERROR, "hami-resources", message, path)]
 
 
 def convert(template: Any, settings: Settings, gpus: Usage) -> Conversion:
@@ -108,7 +108,7 @@ def convert(template: Any, settings: Settings, gpus: Usage) -> Conversion:
     notes += [_dropped(key, found[key]) for key in present
               if key != HAMI_USE_TYPE or model is None or settings.gpu_model is not None]
     notes += _priority(template, usage) + _converted(annotations)
-    return Conversion(annotations, usage, present, tuple(notes))
+    return Conversion(annotations, present, tuple(notes))
 
 
 def gpus_by_default(gpus: Usage, usage: Usage) -> int:
