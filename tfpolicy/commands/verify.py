@@ -12,6 +12,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,10 +23,12 @@ from tfpolicy.commands.admission import cluster_webhook, operator_options, read_
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
+from tfpolicy.output import install_file
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities, parse_ladder
 from tfpolicy.scheduler import Inventory
 from tfpolicy.sources import MAX_FILE_BYTES, read_text
-from tfpolicy.verify import Snapshot, Verdict, snapshot_of, verify
+from tfpolicy.verify import Report, Snapshot, Verdict, snapshot_of, verify
+from tfpolicy.verify.html import as_html
 from tfpolicy.verify.render import as_json, as_text
 
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
@@ -51,13 +55,16 @@ _KUBECTL_SECONDS = 120
                    "output (repeatable, - for stdin).")
 @click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot.")
 @click.option("--context", default=None, help="The kubeconfig context for --live.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
               show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the report to FILE instead of stdout (the HTML page, typically).")
 @click.argument("paths", nargs=-1, type=click.Path())
 def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
                    namespaces: str | None, operator: tuple[str, ...], namespace: str, steps: str,
                    step: int | None, snapshots: tuple[str, ...], live: bool,
-                   context: str | None, fmt: str, paths: tuple[str, ...]) -> int:
+                   context: str | None, fmt: str, output: str | None,
+                   paths: tuple[str, ...]) -> int:
     """Check that the last plan step took effect in the cluster: ready, wait or stop."""
     ladder = parse_ladder(steps)
     snapshot = _snapshot(snapshots, live, context, paths)
@@ -70,8 +77,20 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
                       scheduler_settings(values))
     report = verify(given, step, snapshot)
-    sys.stdout.write(as_json(report) if fmt == "json" else as_text(report))
+    _write(_RENDER[fmt](report), output)
     return ExitCode.OK if report.verdict is Verdict.READY else ExitCode.FINDINGS
+
+
+_RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,
+                                              "html": as_html}
+
+
+def _write(report: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(report)
+        return
+    install_file(Path(output), report.encode(), 0o644)
+    sys.stderr.write(f"verify: report written to {output}\n")
 
 
 def _snapshot(files: tuple[str, ...], live: bool, context: str | None,

@@ -28,6 +28,26 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class PodLine:
+    """One pod of a workload as the cluster shows it."""
+
+    name: str
+    tensor_fusion: bool
+    status: str  # the phase, a stuck container's reason, or Terminating
+    gpus: tuple[str, ...]  # the scheduler's gpu-ids
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaSetLine:
+    """One revision of a Deployment or Rollout; only the newest may run pods."""
+
+    name: str
+    revision: int
+    replicas: int
+    newest: bool
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadResult:
     workload: str  # the plan's unit key, Kind/namespace/name[/template]
     expected_tf: int
@@ -35,6 +55,8 @@ class WorkloadResult:
     seen_tf: int
     seen_native: int
     problems: tuple[Problem, ...] = ()
+    pods: tuple[PodLine, ...] = ()
+    replicasets: tuple[ReplicaSetLine, ...] = ()
 
     @property
     def verdict(self) -> Verdict:

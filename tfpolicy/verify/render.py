@@ -36,7 +36,11 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
     return {"workload": result.workload, "verdict": result.verdict.word,
             "tensorFusionPods": {"expected": result.expected_tf, "seen": result.seen_tf},
             "nativePods": {"expected": result.expected_native, "seen": result.seen_native},
-            "problems": [_problem(p) for p in result.problems]}
+            "problems": [_problem(p) for p in result.problems],
+            "pods": [{"name": p.name, "tensorFusion": p.tensor_fusion, "status": p.status,
+                      "gpus": list(p.gpus)} for p in result.pods],
+            "replicaSets": [{"name": r.name, "revision": r.revision, "replicas": r.replicas,
+                             "newest": r.newest} for r in result.replicasets]}
 
 
 def _gpu(gpu: GpuResult) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from tfpolicy.verify.expect import Expected
 from tfpolicy.verify.pods import PodState, event_line, pod_state
-from tfpolicy.verify.records import Problem, Verdict, WorkloadResult
+from tfpolicy.verify.records import PodLine, Problem, ReplicaSetLine, Verdict, WorkloadResult
 from tfpolicy.verify.snapshot import Snapshot, controller_of, name_of, namespace_of
 
 _CRON_JOB = re.compile(r"^(?P<cron>.+)-[0-9]+$")
@@ -76,9 +76,12 @@ def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
     problems += _rejections(expected, snapshot, events)
     problems += _unmutated(expected, [p for p in live if p.unmutated])
     problems += _counts(expected, tf, len(live) - tf, problems)
-    problems += _old_replicasets(expected, snapshot)
+    revisions = _revisions(expected, snapshot)
+    problems += _old_replicasets(revisions)
+    lines = tuple(PodLine(p.name, p.tensor_fusion, p.status, p.gpu_ids) for p in pods)
     return WorkloadResult(expected.key, expected.tensor_fusion, expected.native, tf,
-                          len(live) - tf, tuple(sorted(problems, key=_problem_order)))
+                          len(live) - tf, tuple(sorted(problems, key=_problem_order)), lines,
+                          revisions)
 
 
 def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[Problem]:
@@ -133,20 +136,26 @@ def _counts(expected: Expected, tf: int, native: int, known: list[Problem]) -> l
     return []
 
 
-def _old_replicasets(expected: Expected, snapshot: Snapshot) -> list[Problem]:
+def _revisions(expected: Expected, snapshot: Snapshot) -> tuple[ReplicaSetLine, ...]:
+    """The workload's ReplicaSets, oldest revision first."""
+    if expected.kind != "Deployment":
+        return ()
+    sets = sorted(_replicasets(expected, snapshot), key=lambda rs: (_revision(rs), name_of(rs)))
+    return tuple(ReplicaSetLine(name_of(rs), _revision(rs), _running(rs), i == len(sets) - 1)
+                 for i, rs in enumerate(sets))
+
+
+def _running(rs: Mapping[str, Any]) -> int:
+    return max(int((rs.get("spec") or {}).get("replicas") or 0),
+               int((rs.get("status") or {}).get("replicas") or 0))
+
+
+def _old_replicasets(revisions: tuple[ReplicaSetLine, ...]) -> list[Problem]:
     """Only the newest revision may run pods (the old one is gone or at zero): at 100 %, and
     under a cap too, where the new revision holds both the taken-over and the native pods."""
-    if expected.kind != "Deployment":
-        return []
-    sets = sorted(_replicasets(expected, snapshot), key=_revision)
-    found = []
-    for rs in sets[:-1]:
-        running = max(int((rs.get("spec") or {}).get("replicas") or 0),
-                      int((rs.get("status") or {}).get("replicas") or 0))
-        if running:
-            found.append(Problem(Verdict.WAIT, f"ReplicaSet/{name_of(rs)}",
-                                 f"old revision {_revision(rs)} still runs {running} pods"))
-    return found
+    return [Problem(Verdict.WAIT, f"ReplicaSet/{rs.name}",
+                    f"old revision {rs.revision} still runs {rs.replicas} pods")
+            for rs in revisions if not rs.newest and rs.replicas]
 
 
 def _revision(rs: Mapping[str, Any]) -> int:
