@@ -107,13 +107,14 @@ def _pods(pods: list[dict[str, Any]], problems: list[dict[str, str]]) -> str:
 def _replicasets(sets: list[dict[str, Any]]) -> str:
     if not sets:
         return ""
-    off = ' class="off"'
-    rows = "".join(f"<tr data-replicaset=\"{escape(r['name'])}\" data-replicas=\"{r['replicas']}\""
-                   f"{off if r['replicas'] and not r['newest'] else ''}>"
-                   f"<th>{escape(r['name'])}</th><td>revision {r['revision']}</td>"
-                   f"<td>{r['replicas']} pods</td><td>{'newest' if r['newest'] else 'old'}</td>"
-                   "</tr>" for r in sets)
-    return f"<h3>ReplicaSets</h3><table class=\"replicasets\">{rows}</table>"
+    rows = []
+    for r in sets:
+        off = " class=\"off\"" if r["replicas"] and r["role"] == "old" else ""
+        rows.append(f"<tr data-replicaset=\"{escape(r['name'])}\" data-replicas=\"{r['replicas']}\""
+                    f" data-role=\"{r['role']}\"{off}><th>{escape(r['name'])}</th>"
+                    f"<td>revision {r['revision']}</td><td>{r['replicas']} pods</td>"
+                    f"<td>{r['role']}</td></tr>")
+    return f"<h3>ReplicaSets</h3><table class=\"replicasets\">{''.join(rows)}</table>"
 
 
 def _gpus(gpus: list[dict[str, Any]]) -> str:

@@ -39,12 +39,12 @@ class PodLine:
 
 @dataclass(frozen=True, slots=True)
 class ReplicaSetLine:
-    """One revision of a Deployment or Rollout; only the newest may run pods."""
+    """One revision of a Deployment or Rollout (see verify.revisions)."""
 
     name: str
     revision: int
     replicas: int
-    newest: bool
+    role: str  # new / old; a Rollout in the snapshot: stable / canary / old
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
             "pods": [{"name": p.name, "tensorFusion": p.tensor_fusion, "status": p.status,
                       "gpus": list(p.gpus)} for p in result.pods],
             "replicaSets": [{"name": r.name, "revision": r.revision, "replicas": r.replicas,
-                             "newest": r.newest} for r in result.replicasets]}
+                             "role": r.role} for r in result.replicasets]}
 
 
 def _gpu(gpu: GpuResult) -> dict[str, Any]:
