@@ -10,6 +10,9 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -123,3 +126,43 @@ def test_a_pod_without_a_role_label_is_not_guessed(tmp_path: Path,
     small = next(w for w in report["workloads"]
                  if w["workload"] == "RayCluster/ray/llm/workerGroupSpecs-1")
     assert small["verdict"] == "wait" and small["tensorFusionPods"]["seen"] == 0
+
+
+def _kubectl(folder: Path, rollouts_missing: bool) -> Path:
+    """A stand-in `kubectl` that records its argv and prints the part it is asked for."""
+    builder = _builder()
+    items = builder.mixed()
+    parts = {"operator": [i for i in items if i["kind"] in ("GPU", "GPUNode", "GPUPool")],
+             "rollouts": [i for i in items if i["kind"] == "Rollout"]}
+    parts["workloads"] = [i for i in items if i["kind"] not in ("GPU", "GPUNode", "GPUPool",
+                                                                "Rollout")]
+    for name, part in parts.items():
+        (folder / f"{name}.yaml").write_text(builder.base.as_list(part), encoding="utf-8")
+    missing = "echo 'error: the server doesn'\"'\"'t have a resource type \"rollouts\"' >&2; exit 1"
+    script = folder / "kubectl"
+    script.write_text(f"""#!/bin/sh
+echo "$@" >> {folder}/argv.log
+case "$*" in
+  *gpus.tensor-fusion.ai*) cat {folder}/operator.yaml;;
+  *rollouts.argoproj.io*) {missing if rollouts_missing else f'cat {folder}/rollouts.yaml'};;
+  *) cat {folder}/workloads.yaml;;
+esac
+""", encoding="utf-8")
+    script.chmod(0o755)
+    return folder / "argv.log"
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_live_asks_for_the_rollouts_when_the_manifests_hold_one(tmp_path: Path, missing: bool
+                                                                ) -> None:
+    log = _kubectl(tmp_path, missing)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([sys.executable, "-m", "tfpolicy.cli", "verify", "-p", "takeover",
+                           "--format", "json", str(HERE / "multi.yaml"), "--live"],
+                          capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    assert done.returncode == 1, done.stderr
+    assert log.read_text(encoding="utf-8").splitlines()[2] == "get rollouts.argoproj.io -A -o yaml"
+    chat = next(w for w in json.loads(done.stdout)["workloads"]
+                if w["workload"] == "Rollout/ml-serving/chat")
+    roles = ["old", "new"] if missing else ["stable", "canary"]
+    assert [r["role"] for r in chat["replicaSets"]] == roles
