@@ -74,9 +74,11 @@ class _Dom(HTMLParser):
 
 
 def _verify(tmp_path: Path, snapshot: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    manifests = {"multi": "multi.yaml", "partitioned": "partitioned.yaml"}.get(
+        snapshot.split("-")[0], "manifests.yaml")
     return subprocess.run(
         [sys.executable, "-m", "tfpolicy.cli", "verify", "-p", "takeover", *extra,
-         str(HERE / "manifests.yaml"), "--cluster", str(HERE / "snapshots" / snapshot)],
+         str(HERE / manifests), "--cluster", str(HERE / "snapshots" / snapshot)],
         capture_output=True, text=True, check=False, cwd=tmp_path)
 
 
@@ -89,7 +91,7 @@ def _render(browser: str, page: Path) -> _Dom:
 
 
 @pytest.mark.parametrize("snapshot", ["pending.yaml", "gpu-mismatch.yaml", "partial.yaml",
-                                      "clean.yaml"])
+                                      "clean.yaml", "multi-mixed.yaml", "partitioned-leak.yaml"])
 def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str) -> None:
     browser = _browser()
     as_json = _verify(tmp_path, snapshot, "--format", "json")
@@ -113,9 +115,10 @@ def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str
     for seen, want in zip(dom.workloads, report["workloads"], strict=True):
         _same_workload(seen, want)
     assert [(g["data-gpu"], g["data-verdict"], g["data-available-tflops"],
-             g["data-expected-vram"], "off" in str(g.get("class"))) for g in dom.gpus] == [
-        (g["name"], g["verdict"], f"{g['available']['tflops']:g}",
-         str(g["expected"]["vramMiB"]), g["verdict"] != "ready") for g in report["gpus"]]
+             g["data-expected-vram"], g["data-partitions"], "off" in str(g.get("class")))
+            for g in dom.gpus] == [
+        (g["name"], g["verdict"], f"{g['available']['tflops']:g}", str(g["expected"]["vramMiB"]),
+         str(len(g["partitions"])), g["verdict"] != "ready") for g in report["gpus"]]
     _screenshot(browser, page, tmp_path)
 
 

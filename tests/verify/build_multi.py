@@ -12,6 +12,11 @@ and ``worker-index`` (pods owned by StatefulSets); Argo Rollouts
 ``rollouts-pod-template-hash`` through ReplicaSets annotated
 ``rollout.argoproj.io/revision``, and the Rollout's ``status.stableRS`` and
 ``currentPodHash``. The operator's objects are those of ``build_snapshots``.
+
+Also ``snapshots/partitioned-*.yaml``, for ``partitioned.yaml``: MIG slices
+as the allocator records them (``GPU.status.allocatedPartitions`` keyed by
+pod UID, ``available`` less each slice's share, ``api/v1/gpu_types.go``,
+``internal/gpuallocator/gpuallocator.go`` ``bindPartition``).
 """
 
 from __future__ import annotations
@@ -196,8 +201,78 @@ def aborted() -> list[dict[str, Any]]:
             *operator(set(range(13)) - {4, 5})]
 
 
+EMBEDDER = "embedder-5f7d9c8b6"
+SLICE = "nv-80g-3g-40gb"  # 42.8571 % of 312 TFLOPS = 133.71, and 40 GiB
+
+
+def partitioned_pod(suffix: str, gpu_index: int | None) -> dict[str, Any]:
+    """An embedder pod of ``partitioned.yaml`` on one MIG slice of GPU ``gpu_index``."""
+    name = f"{EMBEDDER}-{suffix}"
+    item = base.pod(name, "vllm", ("ReplicaSet", EMBEDDER), tf=True, gpu_index=gpu_index,
+                    phase="Running" if gpu_index is not None else "Pending")
+    item["metadata"]["labels"].update({"app": "embedder", "tensor-fusion.ai/workload": "embedder"})
+    item["spec"]["containers"][0].update({"name": "embedder",
+                                          "image": "ghcr.io/acme/embedder:1.4.0"})
+    item["metadata"]["annotations"].update({
+        "tensor-fusion.ai/isolation": "partitioned", "tensor-fusion.ai/partition-id": "3g.40gb",
+        "tensor-fusion.ai/inject-container": "embedder",
+        "tensor-fusion.ai/container-gpu-count": '{"embedder":1}'})
+    if gpu_index is None:
+        return item
+    item["status"]["containerStatuses"][0]["name"] = "embedder"
+    item["metadata"]["annotations"].update({  # PreBind writes the resolved template
+        "tensor-fusion.ai/partition-id": SLICE, "tensor-fusion.ai/container-gpus":
+        f'{{"embedder":["{base.UUIDS[gpu_index].lower()}"]}}'})
+    return item
+
+
+def sliced_gpu(index: int, pods: list[tuple[str, str]]) -> dict[str, Any]:
+    """A GPU cut in 3g.40gb slices for ``pods`` (name, uid), as the allocator reports it."""
+    item = base.gpu(index, False)
+    status = item["status"]
+    status.update({"isolationMode": "partitioned", "isolationPolicy": "Static"})
+    status["available"] = {"tflops": f"{312 - 133.71 * len(pods):.2f}",
+                           "vram": f"{81920 - 40960 * len(pods)}Mi"}
+    status["allocatedPartitions"] = {uid: {
+        "templateId": SLICE, "podUid": uid, "podName": name, "namespace": "ml-serving",
+        "allocatedAt": base.T0, "allocatedSlotStart": 4 * n, "allocatedSlotEnd": 4 * n + 4}
+        for n, (name, uid) in enumerate(pods)}
+    return item
+
+
+def embedder_rs() -> dict[str, Any]:
+    item = base.replicaset(EMBEDDER, 1, 3, True)
+    item["metadata"]["labels"] = {"app": "embedder", "pod-template-hash": "5f7d9c8b6"}
+    item["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"] = "3"
+    item["metadata"]["ownerReferences"] = [base._owner("apps/v1", "Deployment", "embedder")]
+    return item
+
+
+def partitioned(leak: bool = False) -> list[dict[str, Any]]:
+    """vllm taken over on GPUs 0 and 1; three embedder slices on GPUs 2 and 3. With ``leak``
+    the allocator lost the third pod's partition and kept one of a pod long deleted."""
+    pods = [partitioned_pod(s, i) for s, i in (("b8k2m", 2), ("c4n7q", 2), ("d9p3r", 3))]
+    uids = [(p["metadata"]["name"], p["metadata"]["uid"]) for p in pods]
+    third = [(f"{EMBEDDER}-a1x5z", "uid-a1x5z")] if leak else uids[2:]
+    vllm = [i for i in base.clean() if i["kind"] == "ReplicaSet" or
+            i["metadata"]["name"].startswith(base.NEW)]
+    return [*vllm, *pods, embedder_rs(), base.gpupool(), base.gpunode(4),
+            base.gpu(0, True), base.gpu(1, True), sliced_gpu(2, uids[:2]), sliced_gpu(3, third)]
+
+
+def partitioned_dynamic() -> list[dict[str, Any]]:
+    """The Helm default Dynamic policy on every GPU: the embedder pods never get a slice."""
+    items = [i for i in partitioned() if i["kind"] != "GPU" and "embedder-" not in
+             i["metadata"]["name"]]
+    pods = [partitioned_pod(s, None) for s in ("b8k2m", "c4n7q", "d9p3r")]
+    return [*items, *pods, base.gpu(0, True), base.gpu(1, True), base.gpu(2, False),
+            base.gpu(3, False), embedder_rs()]
+
+
 def scenarios() -> dict[str, list[dict[str, Any]]]:
-    return {"multi-clean": clean(), "multi-mixed": mixed(), "multi-aborted": aborted()}
+    return {"multi-clean": clean(), "multi-mixed": mixed(), "multi-aborted": aborted(),
+            "partitioned-clean": partitioned(), "partitioned-leak": partitioned(leak=True),
+            "partitioned-dynamic": partitioned_dynamic()}
 
 
 def main() -> int:

@@ -19,7 +19,7 @@ from tfpolicy.verify.render import report_dict
 _STYLE = _PLAN_STYLE + """
 .ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}
 tr.off td,tr.off th{background:#fde7e9}li.stop{color:#b00020}li.wait{color:#a04e00}
-table.pods td,table.pods th,#gpus td:last-child{text-align:left}
+table.pods td,table.pods th,#gpus td:nth-child(n+7){text-align:left}
 section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 section.workload[data-verdict=ready]{border-color:#176d2c}
 section.workload[data-verdict=wait]{border-color:#e8710a}
@@ -126,11 +126,15 @@ def _gpus(gpus: list[dict[str, Any]]) -> str:
                     f"data-available-tflops=\"{has['tflops']:g}\" "
                     f"data-expected-tflops=\"{want['tflops']:g}\" "
                     f"data-available-vram=\"{has['vramMiB']}\" "
-                    f"data-expected-vram=\"{want['vramMiB']}\"{css}>"
+                    f"data-expected-vram=\"{want['vramMiB']}\" "
+                    f"data-partitions=\"{len(g['partitions'])}\"{css}>"
                     f"<th>{escape(g['name'])}</th><td>{escape(g['node'])}</td>"
                     f"<td>{has['tflops']:g}</td><td>{want['tflops']:g}</td>"
                     f"<td>{has['vramMiB']}</td><td>{want['vramMiB']}</td>"
-                    f"<td>{escape(', '.join(g['pods']))}</td></tr>")
+                    f"<td>{escape(', '.join(g['pods']))}</td>"
+                    f"<td>{escape('; '.join(g['partitions']))}</td>"
+                    f"<td>{escape(g['message'] or '')}</td></tr>")
     return ("<h2>GPU ledger: the cluster against the plan</h2><table id=\"gpus\"><tr><th>GPU</th>"
             "<th>node</th><th>TFLOPS available</th><th>plan</th><th>VRAM MiB available</th>"
-            "<th>plan</th><th>pods</th></tr>" + "".join(rows) + "</table>")
+            "<th>plan</th><th>pods</th><th>partitions</th><th>why</th></tr>" + "".join(rows)
+            + "</table>")

@@ -75,6 +75,7 @@ class GpuResult:
     expected_vram: int
     pods: tuple[str, ...]
     problem: Problem | None = None
+    partitions: tuple[str, ...] = ()  # "namespace/pod: templateId", as the GPU reports them
 
 
 @dataclass(frozen=True, slots=True)

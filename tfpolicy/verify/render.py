@@ -47,7 +47,9 @@ def _gpu(gpu: GpuResult) -> dict[str, Any]:
     return {"name": gpu.name, "node": gpu.node, "pods": list(gpu.pods),
             "available": {"tflops": gpu.tflops / 1000, "vramMiB": gpu.vram},
             "expected": {"tflops": gpu.expected_tflops / 1000, "vramMiB": gpu.expected_vram},
-            "verdict": (gpu.problem.verdict if gpu.problem else Verdict.READY).word}
+            "partitions": list(gpu.partitions),
+            "verdict": (gpu.problem.verdict if gpu.problem else Verdict.READY).word,
+            "message": gpu.problem.message if gpu.problem else None}
 
 
 def _problem(problem: Problem) -> dict[str, str]:
