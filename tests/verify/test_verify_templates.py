@@ -166,3 +166,26 @@ def test_live_asks_for_the_rollouts_when_the_manifests_hold_one(tmp_path: Path, 
                 if w["workload"] == "Rollout/ml-serving/chat")
     roles = ["old", "new"] if missing else ["stable", "canary"]
     assert [r["role"] for r in chat["replicaSets"]] == roles
+
+
+def test_a_rayjobs_rejected_worker_is_found_on_its_cluster(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """KubeRay records the failed pod creation on the RayCluster the RayJob made."""
+    builder = _builder()
+    cluster = "batch-infer-x7k2p"
+    items = [i for i in builder.clean() if not i["metadata"]["name"].startswith(cluster)]
+    message = (f"Failed to create worker Pod for the cluster ray/{cluster}, admission webhook "
+               '"mpod.tensor-fusion.ai" denied the request: gpu pool not found')
+    rejected = builder.base.event("RayCluster", "ray", cluster, "FailedToCreateWorkerPod",
+                                  message, "raycluster-controller")
+    head = builder.base.event("RayCluster", "ray", cluster, "FailedToCreateHeadPod",
+                              message.replace("worker", "head"), "raycluster-controller")
+    head["metadata"]["name"] = f"{cluster}.1870a2b3c4d5e6f8"  # events are named apart
+    (tmp_path / "snap.yaml").write_text(builder.base.as_list([*items, rejected, head]),
+                                        encoding="utf-8")
+    _, report = _report(capsys, tmp_path / "snap.yaml")
+    job = next(w for w in report["workloads"]
+               if w["workload"] == "RayJob/ray/batch-infer/workerGroupSpecs-0")
+    assert job["verdict"] == "stop"
+    assert [(p["subject"], p["message"][:46]) for p in job["problems"] if p["verdict"] == "stop"
+            ] == [(f"RayCluster/{cluster}", "pod creation rejected: Failed to create worker")]

@@ -74,8 +74,14 @@ def candidates(pod: Mapping[str, Any], owners: Owners, namespace: str) -> list[t
 def _ray_parents(labels: Mapping[str, Any], cluster: str) -> list[tuple[str, str]]:
     if labels.get(RAY_FROM_CRD) and labels.get(RAY_FROM_NAME):
         return [(str(labels[RAY_FROM_CRD]), str(labels[RAY_FROM_NAME]))]
+    parent = ray_parent(cluster)
+    return [("RayJob", parent), ("RayService", parent)] if parent else []
+
+
+def ray_parent(cluster: str) -> str | None:
+    """The RayJob or RayService a RayCluster so named was made for, by its name."""
     child = _RAY_CHILD.match(cluster)
-    return [("RayJob", child["parent"]), ("RayService", child["parent"])] if child else []
+    return child["parent"] if child else None
 
 
 def pod_role(pod: Mapping[str, Any]) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.verify.expect import Expected
-from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_role
+from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_role, ray_parent
 from tfpolicy.verify.pods import PodState, event_line, pod_state
 from tfpolicy.verify.records import PodLine, Problem, Verdict, WorkloadResult
 from tfpolicy.verify.revisions import ROLLING, replicasets, revision_problems, revisions
@@ -84,13 +84,23 @@ def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[
     if expected.error:
         found.append(Problem(Verdict.STOP, expected.key,
                              f"the plan expects the webhook to reject its pods: {expected.error}"))
-    for kind, name in _creators(expected, snapshot):
+    creators = _creators(expected, snapshot) + _ray_clusters(expected, events)
+    for kind, name in creators:
         for event in events.get((kind, expected.namespace, name), []):
             text = event_line(event)
             if _failed_create(expected, event.get("reason")) and "admission webhook" in text:
                 found.append(Problem(Verdict.STOP, f"{kind}/{name}",
                                      f"pod creation rejected: {text}"))
     return found
+
+
+def _ray_clusters(expected: Expected, events: Events) -> list[tuple[str, str]]:
+    """The clusters a RayJob or RayService made, as their events name them."""
+    if expected.kind not in ("RayJob", "RayService"):
+        return []
+    return sorted({("RayCluster", name) for kind, ns, name in events
+                   if kind == "RayCluster" and ns == expected.namespace
+                   and ray_parent(name) == expected.name})
 
 
 def _failed_create(expected: Expected, given: Any) -> bool:
