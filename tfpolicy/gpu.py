@@ -11,6 +11,10 @@ GPU check fall back to ``nvidia.com/gpu`` and ``amd.com/gpu``
 limit removal then find nothing, since both read the providers' names
 (``tf_parser.go`` ``GetGPUResourceNames``). A policy's ``spec.gpuResources``
 adds names on top, for the rewrite and the webhook alike.
+
+HAMi's GPU-sharing resources are known here too, once: they are not GPUs to
+the operator (no ProviderConfig lists them, so its webhook neither counts nor
+strips them), but a container asking for them asks HAMi for a GPU share.
 """
 
 from __future__ import annotations
@@ -93,6 +97,31 @@ class GpuResources:
     def markers(self) -> tuple[str, ...]:
         """Substrings one of which any document using these resources must contain."""
         return self.names()
+
+
+# HAMi (Project-HAMi/HAMi at 4707fb02), its chart defaults; a cluster may rename them.
+# pkg/scheduler/config/config.go:301-305: the NVIDIA resource names.
+HAMI_MEMORY = "nvidia.com/gpumem"  # MiB per GPU (× memoryFactor, default 1)
+HAMI_MEMORY_PERCENT = "nvidia.com/gpumem-percentage"  # % of the card's memory, 0-100
+HAMI_CORES = "nvidia.com/gpucores"  # % of the card's SMs
+HAMI_PRIORITY = "nvidia.com/priority"  # task priority, 0 high or 1 low
+HAMI_RESOURCES: tuple[str, ...] = (HAMI_MEMORY, HAMI_MEMORY_PERCENT, HAMI_CORES, HAMI_PRIORITY)
+# A container with one of these and no nvidia.com/gpu gets one GPU from HAMi's webhook
+# (pkg/device/nvidia/device.go:398-415, defaultGPUNum 1).
+HAMI_DEFAULT_GPUS = 1
+# HAMi's pod annotations: pkg/device/nvidia/device.go:45-53, pkg/util/types.go:87-91.
+HAMI_USE_TYPE = "nvidia.com/use-gputype"  # comma list, each a substring of the card type
+HAMI_ANNOTATIONS: tuple[str, ...] = (
+    HAMI_USE_TYPE, "nvidia.com/nouse-gputype", "nvidia.com/use-gpuuuid",
+    "nvidia.com/nouse-gpuuuid", "nvidia.com/vgpu-mode", "nvidia.com/numa-bind",
+    "hami.io/gpu-scheduler-policy", "hami.io/node-scheduler-policy",
+    "hami.io/device-scoring-weights",
+)
+
+
+def is_hami(resource: str) -> bool:
+    """A HAMi sharing resource: not a GPU count, a share of one GPU."""
+    return resource in HAMI_RESOURCES
 
 
 def vendor_of(resource: str) -> str:

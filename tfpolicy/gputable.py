@@ -233,3 +233,12 @@ def lookup(name: str) -> GpuInfo | None:
 def known_models() -> tuple[str, ...]:
     """Every model name of both tables, sorted (for error messages)."""
     return tuple(sorted({info.model for info in _INDEX.values()}))
+
+
+def models_containing(text: str) -> tuple[GpuInfo, ...]:
+    """The rows whose full name contains ``text`` (any case), one per device, sorted: how
+    HAMi matches its ``use-gputype`` entries against the card type (NVML name)."""
+    wanted = text.strip().upper()
+    found = {info.full_name: info for info in _INDEX.values()
+             if wanted and wanted in info.full_name.upper()}
+    return tuple(found[name] for name in sorted(found))

@@ -12,6 +12,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -19,12 +21,22 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
+from tfpolicy.engine import objects
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
-from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities, parse_ladder
+from tfpolicy.output import install_file
+from tfpolicy.plan import (
+    DEFAULT_LADDER,
+    Document,
+    PlanInput,
+    admission_pools,
+    model_capacities,
+    parse_ladder,
+)
 from tfpolicy.scheduler import Inventory
 from tfpolicy.sources import MAX_FILE_BYTES, read_text
-from tfpolicy.verify import Snapshot, Verdict, snapshot_of, verify
+from tfpolicy.verify import Report, Snapshot, Verdict, snapshot_of, verify
+from tfpolicy.verify.html import as_html
 from tfpolicy.verify.render import as_json, as_text
 
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
@@ -32,6 +44,7 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 # which kubectl reports as a missing resource type; the group keeps other GPU CRDs out).
 WORKLOAD_KINDS = "pods,replicasets,events"
 OPERATOR_KINDS = "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai"
+ROLLOUT_KINDS = "rollouts.argoproj.io"  # their stable and canary revisions
 _NO_TYPE = "the server doesn't have a resource type"
 _KUBECTL_SECONDS = 120
 
@@ -51,18 +64,22 @@ _KUBECTL_SECONDS = 120
                    "output (repeatable, - for stdin).")
 @click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot.")
 @click.option("--context", default=None, help="The kubeconfig context for --live.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
               show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the report to FILE instead of stdout (the HTML page, typically).")
 @click.argument("paths", nargs=-1, type=click.Path())
 def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
                    namespaces: str | None, operator: tuple[str, ...], namespace: str, steps: str,
                    step: int | None, snapshots: tuple[str, ...], live: bool,
-                   context: str | None, fmt: str, paths: tuple[str, ...]) -> int:
+                   context: str | None, fmt: str, output: str | None,
+                   paths: tuple[str, ...]) -> int:
     """Check that the last plan step took effect in the cluster: ready, wait or stop."""
     ladder = parse_ladder(steps)
-    snapshot = _snapshot(snapshots, live, context, paths)
+    _check_sources(snapshots, live, context, paths)
     policy_docs, shown = policy_documents(policies)
     docs = read_documents(paths)
+    snapshot = _live(context, _has_rollouts(docs)) if live else _read(snapshots)
     fleet = read_inventory(inventory) if inventory else _fleet(snapshot)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
                               admission_pools(fleet) if fleet.pools else None,
@@ -70,20 +87,39 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
                       scheduler_settings(values))
     report = verify(given, step, snapshot)
-    sys.stdout.write(as_json(report) if fmt == "json" else as_text(report))
+    _write(_RENDER[fmt](report), output)
     return ExitCode.OK if report.verdict is Verdict.READY else ExitCode.FINDINGS
 
 
-def _snapshot(files: tuple[str, ...], live: bool, context: str | None,
-              paths: tuple[str, ...]) -> Snapshot:
+_RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,
+                                              "html": as_html}
+
+
+def _write(report: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(report)
+        return
+    install_file(Path(output), report.encode(), 0o644)
+    sys.stderr.write(f"verify: report written to {output}\n")
+
+
+def _check_sources(files: tuple[str, ...], live: bool, context: str | None,
+                   paths: tuple[str, ...]) -> None:
     if live == bool(files):
         raise TfpolicyError("give the cluster either as --cluster SNAPSHOT… or as --live")
     if context is not None and not live:
         raise TfpolicyError("--context goes with --live")
     if "-" in files and ("-" in paths or not paths):
         raise TfpolicyError("stdin can be read once: not both the snapshot and the manifests")
-    if live:
-        return snapshot_of(_kubectl(context))
+
+
+def _has_rollouts(docs: list[Document]) -> bool:
+    """Argo's CRD is asked for only when the manifests hold a Rollout."""
+    return any(obj.get("kind") == "Rollout" and str(obj.get("apiVersion", "")).startswith(
+        "argoproj.io/") for doc in docs for _, obj in objects(doc.data))
+
+
+def _read(files: tuple[str, ...]) -> Snapshot:
     found: list[tuple[str, Any]] = []
     for file in files:
         shown = "<stdin>" if file == "-" else file
@@ -101,9 +137,13 @@ def _fleet(snapshot: Snapshot) -> Inventory:
         raise exc.located("--cluster") from None
 
 
-def _kubectl(context: str | None) -> list[tuple[str, Any]]:
+def _live(context: str | None, rollouts: bool) -> Snapshot:
+    return snapshot_of(_kubectl(context, rollouts))
+
+
+def _kubectl(context: str | None, rollouts: bool) -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
-    for kinds in (WORKLOAD_KINDS, OPERATOR_KINDS):
+    for kinds in (WORKLOAD_KINDS, OPERATOR_KINDS, *([ROLLOUT_KINDS] if rollouts else [])):
         text = _run_kubectl(context, kinds)
         shown = f"<kubectl get {kinds}>"
         found.extend((shown, doc) for doc in yamlio.load_all(text, file=shown))
@@ -121,8 +161,8 @@ def _run_kubectl(context: str | None, kinds: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise TfpolicyError(f"--live: kubectl get {kinds} did not run: {exc}") from None
     error = done.stderr.decode("utf-8", "replace").strip()
-    if done.returncode != 0 and kinds == OPERATOR_KINDS and _NO_TYPE in error:
-        return ""  # the operator's CRDs are not installed: the report says so
+    if done.returncode != 0 and kinds != WORKLOAD_KINDS and _NO_TYPE in error:
+        return ""  # the operator's (or Argo's) CRDs are not installed: the report says so
     if done.returncode != 0:
         last = error.splitlines()[-1][:200] if error else "no message"
         raise TfpolicyError(f"--live: kubectl get {kinds} failed ({done.returncode}): {last}")

@@ -8,12 +8,13 @@ default from limits, so a limit alone is a request).
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpu import HAMI_RESOURCES, GpuResources
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.stages.keys import ENABLED as ENABLED
 from tfpolicy.stages.keys import OWN as OWN
@@ -68,8 +69,9 @@ def child_map(parent: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def gpu_usage(template: Any, gpus: GpuResources) -> Usage:
-    """The GPU resources each container asks for, as written, in document order."""
+def gpu_usage(template: Any, gpus: Container[str]) -> Usage:
+    """The GPU resources each container asks for, as written, in document order (or the
+    resources ``gpus`` names, whatever they are)."""
     usage: Usage = {}
     for container in containers(template):
         resources = container.get("resources")
@@ -149,5 +151,7 @@ def asks_for_gpu(usage: Usage) -> bool:
 
 
 def is_gpu_workload(template: Any, gpus: GpuResources) -> bool:
+    """Asks for a GPU, or a HAMi share of one, or carries tfpolicy's record."""
     has_record = any(key in annotations_of(template) for key in RECORDS)
-    return has_record or asks_for_gpu(gpu_usage(template, gpus))
+    hami = asks_for_gpu(gpu_usage(template, frozenset(HAMI_RESOURCES)))
+    return has_record or hami or asks_for_gpu(gpu_usage(template, gpus))

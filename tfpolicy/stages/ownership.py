@@ -33,12 +33,14 @@ MAPS = ("labels", "annotations")
 @dataclass(frozen=True, slots=True)
 class Writes:
     """What a stage puts on a template: label and annotation values, owned annotations it
-    removes, and the GPU resources it already removed from the containers."""
+    removes (with a warning), the GPU resources it already removed from the containers, and
+    other annotations it removes (HAMi's; the stage says why)."""
 
     labels: dict[str, str]
     annotations: dict[str, str]
     drop: tuple[str, ...] = ()
     resources: Usage = field(default_factory=dict)
+    remove: tuple[str, ...] = ()
 
 
 def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | None, list[Note]]:
@@ -53,12 +55,27 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     notes = _put(labels, writes.labels, record.labels, "labels")
     notes += _put(annotations, writes.annotations, record.annotations, "annotations")
     notes += _drop(annotations, writes.drop, record.annotations)
+    for key in (k for k in writes.remove if k in annotations):
+        record.annotations[key] = {WAS: annotations.pop(key)}
     annotations[RECORD] = encode(record)
     return template, notes
 
 
+class Undone(dict[str, Any]):
+    """A template with tfpolicy's writes undone, still holding the record they came from: a
+    stage that refuses it leaves the template as found, and says what that still carries
+    (:mod:`tfpolicy.stages.carried`)."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, data: dict[str, Any], record: Record) -> None:
+        super().__init__(data)
+        self.record = record
+
+
 def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
-    """The template as it was before tfpolicy touched it (``None`` if that cannot be known)."""
+    """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
+    an :class:`Undone` when tfpolicy had written to it."""
     original = copy.deepcopy(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
@@ -73,7 +90,8 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     for name in MAPS:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)
-    return original, _restore_resources(original, record.resources)
+    notes = _restore_resources(original, record.resources)
+    return Undone(original, record), notes
 
 
 def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
@@ -83,7 +101,8 @@ def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
         if value is not None and not isinstance(value, dict):
             message = f"{name} is not a mapping; tfpolicy does not replace it"
             return [Note(Severity.ERROR, "not-a-mapping", message, _where(name))]
-    touched = {"labels": set(writes.labels), "annotations": {*writes.annotations, *writes.drop}}
+    touched = {"labels": set(writes.labels),
+               "annotations": {*writes.annotations, *writes.drop, *writes.remove}}
     for name, keys in touched.items():
         found = _get(meta, name) or {}
         for key in sorted(k for k in keys if k in found and not recordable(found[k])):

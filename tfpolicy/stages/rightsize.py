@@ -32,7 +32,8 @@ from tfpolicy.stages.common import (
     gpu_usage,
     whole_count,
 )
-from tfpolicy.stages.keys import ENABLED, PERCENT, TFLOPS
+from tfpolicy.stages.hami import Conversion, convert, gpus_by_default, hami_usage, refusal
+from tfpolicy.stages.keys import ENABLED, GPU_MODEL, PERCENT, TFLOPS, VRAM
 from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
 
@@ -43,30 +44,44 @@ def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
     usage = gpu_usage(original, ctx.gpus)
-    count, notes = _gpu_count(usage, original)
-    if count is None:
-        return None, notes
-    result = copy.deepcopy(original)
     cap, cap_notes = enabled_replicas(settings, ctx)
-    if not cap:
-        _strip_gpus(result, usage)
+    # Capped-out pods stay on HAMi, so under a cap its annotations stay and its resources
+    # cannot (module doc of tfpolicy.stages.hami).
+    hami = Conversion() if cap else convert(original, settings, usage)
+    count, notes = _gpu_count(usage, original, gpus_by_default(usage, hami_usage(original)))
+    refused = refusal(original, "which a capped rightsize keeps") if cap else []
+    notes += [*hami.notes, *refused]
+    if count is None or any(n.severity is Severity.ERROR for n in notes):
+        return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
+    result = copy.deepcopy(original)
+    combined = _combined(original, usage, hami_usage(original))
+    removed = {} if cap else combined
+    _strip_gpus(result, removed)
     vendor, vendor_notes = _vendor(usage, settings)
+    shares = _shares(settings.resources, hami.annotations)
     annotations = {
-        **_shares(settings.resources), TF + "gpu-count": str(count),
-        **_inject(original, usage), **_isolation(settings), **placement_annotations(settings),
-        **vendor, **cap, **_autoscale(settings),
+        **shares, TF + "gpu-count": str(count),
+        **_inject(original, combined), **_isolation(settings), **placement_annotations(settings),
+        **vendor, **cap, **_autoscale(settings), **_model(hami.annotations),
     }
-    writes = Writes({ENABLED: "true"}, annotations, _other_share(settings.resources),
-                    {} if cap else usage)
+    writes = Writes({ENABLED: "true"}, annotations, _other_share(shares), removed, hami.remove)
     stamped, stamp_notes = stamp(result, writes)
     return stamped, notes + cap_notes + vendor_notes + stamp_notes
 
 
-def _gpu_count(usage: Usage, template: dict[str, Any]) -> tuple[int | None, list[Note]]:
-    """GPUs summed over containers (a limit, else the request); the counts were checked
-    whole by :func:`~tfpolicy.stages.common.bad_counts` before any stage ran."""
+def _combined(template: dict[str, Any], usage: Usage, hami: Usage) -> Usage:
+    """The GPU and HAMi resources together, in document order, to remove and record."""
+    names = {r for u in (usage, hami) for s in u.values() for e in s.values() for r in e}
+    return gpu_usage(template, names)
+
+
+def _gpu_count(usage: Usage, template: dict[str, Any],
+               by_default: int) -> tuple[int | None, list[Note]]:
+    """GPUs summed over containers (a limit, else the request), plus those HAMi gives by
+    default; the counts were checked whole by :func:`~tfpolicy.stages.common.bad_counts`
+    before any stage ran."""
     index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
-    total, notes = 0, []
+    total, notes = by_default, []
     for name, sections in usage.items():
         section = "limits" if sections.get("limits") else "requests"
         for resource, value in sections.get(section, {}).items():
@@ -97,7 +112,22 @@ def _strip_gpus(template: dict[str, Any], usage: Usage) -> None:
             del container["resources"]
 
 
-def _shares(resources: Resources | None) -> dict[str, str]:
+def _shares(resources: Resources | None, hami: dict[str, str]) -> dict[str, str]:
+    """The policy's share, where HAMi's (converted) does not say otherwise: the template's
+    own sizing of a family wins over the policy's blanket one."""
+    out = _policy_shares(resources)
+    if any(key in hami for key in PERCENT):
+        out = {k: v for k, v in out.items() if k not in (*TFLOPS, *PERCENT)}
+    if any(key in hami for key in VRAM):
+        out = {k: v for k, v in out.items() if k not in VRAM}
+    return {**out, **{k: v for k, v in hami.items() if k in (*PERCENT, *VRAM)}}
+
+
+def _model(hami: dict[str, str]) -> dict[str, str]:
+    return {GPU_MODEL: hami[GPU_MODEL]} if GPU_MODEL in hami else {}
+
+
+def _policy_shares(resources: Resources | None) -> dict[str, str]:
     if resources is None:
         return {}
     out: dict[str, str] = {}
@@ -110,12 +140,13 @@ def _shares(resources: Resources | None) -> dict[str, str]:
     return out
 
 
-def _other_share(resources: Resources | None) -> tuple[str, ...]:
+def _other_share(shares: dict[str, str]) -> tuple[str, ...]:
     """Both TFLOPS and compute-percent make the scheduler reserve nothing (reference §11
     row 5): writing one family, the stage removes the user's other one (recorded)."""
-    if resources is None or (resources.tflops is None) == (resources.compute_percent is None):
+    tflops, percent = (any(key in shares for key in family) for family in (TFLOPS, PERCENT))
+    if tflops == percent:
         return ()
-    return PERCENT if resources.tflops is not None else TFLOPS
+    return PERCENT if tflops else TFLOPS
 
 
 def _inject(template: dict[str, Any], usage: Usage) -> dict[str, str]:

@@ -16,6 +16,7 @@ from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX
 from tfpolicy.policy import Settings
 from tfpolicy.stages.common import Note, StageContext, gpu_usage
+from tfpolicy.stages.hami import refusal
 from tfpolicy.stages.keys import ENABLED, ISOLATION
 from tfpolicy.stages.ownership import Writes, stamp
 from tfpolicy.stages.shared import enabled_replicas, placement_annotations
@@ -24,6 +25,9 @@ from tfpolicy.stages.shared import enabled_replicas, placement_annotations
 def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
+    refused = refusal(original, "which takeover keeps")
+    if refused:
+        return None, refused
     cap, notes = enabled_replicas(settings, ctx)
     wanted = {ISOLATION: "shared", **cap, **placement_annotations(settings)}
     result, stamped = stamp(copy.deepcopy(original), Writes({ENABLED: "true"}, wanted))

@@ -9,7 +9,7 @@ Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 from __future__ import annotations
 
 from tfpolicy.plan import PlanInput, Step
-from tfpolicy.verify.diagnose import explain_pending, gpu_pools
+from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
 from tfpolicy.verify.gpus import check_gpus
 from tfpolicy.verify.records import GpuResult, Problem, Report, Verdict, WorkloadResult
@@ -28,8 +28,8 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot) -> Report:
     workloads, states = check_workloads(planned.workloads, snapshot)
     requests = {e.key: e.request for e in planned.workloads}
     gpus = check_gpus(snapshot, states, requests)
-    pools = gpu_pools(snapshot.of("GPU"))
-    workloads = tuple(explain_pending(w, requests.get(w.workload), gpus, pools)
+    pools, dynamic = gpu_pools(snapshot.of("GPU")), dynamic_gpus(snapshot.of("GPU"))
+    workloads = tuple(explain_pending(w, requests.get(w.workload), gpus, pools, dynamic)
                       for w in workloads)
     cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
                                                               NO_OPERATOR),)

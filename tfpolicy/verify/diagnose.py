@@ -18,12 +18,15 @@ _GPUPOOL_LABEL = "tensor-fusion.ai/gpupool"
 
 
 def explain_pending(result: WorkloadResult, request: PodRequest | None,
-                    gpus: tuple[GpuResult, ...], pools: Mapping[str, str]) -> WorkloadResult:
+                    gpus: tuple[GpuResult, ...], pools: Mapping[str, str],
+                    dynamic: frozenset[str] = frozenset()) -> WorkloadResult:
     """Adds the shortfall to a workload whose pods are Pending and Unschedulable."""
     stuck = any(p.verdict is Verdict.STOP and "Unschedulable" in p.message
                 for p in result.problems)
     if not stuck or request is None or request.isolation is Isolation.SHARED:
         return result
+    if request.isolation is Isolation.PARTITIONED:
+        return _partitioned(result, request, pools, dynamic)
     mine = [g for g in gpus if g.name in pools and request.pool in (None, pools[g.name])]
     if not mine:
         return result
@@ -37,6 +40,26 @@ def explain_pending(result: WorkloadResult, request: PodRequest | None,
                f"{best.vram} MiB: insufficient {' and '.join(short)}")
     return replace(result, problems=(*result.problems,
                                      Problem(Verdict.STOP, result.workload, message)))
+
+
+def _partitioned(result: WorkloadResult, request: PodRequest, pools: Mapping[str, str],
+                 dynamic: frozenset[str]) -> WorkloadResult:
+    """The allocator refuses partitioned pods on a GPU under the Dynamic isolation policy
+    (`internal/gpuallocator/gpuallocator.go:642-644`, reference §5.2 step 2)."""
+    mine = [g for g, pool in pools.items() if request.pool in (None, pool)]
+    if not mine or not all(g in dynamic for g in mine):
+        return result
+    message = ("partitioned pods cannot be placed: every GPU of their pool is under the "
+               "Dynamic isolation policy, which refuses partitions (Helm "
+               "controller.isolationModePolicy: static)")
+    return replace(result, problems=(*result.problems,
+                                     Problem(Verdict.STOP, result.workload, message)))
+
+
+def dynamic_gpus(gpus: tuple[Mapping[str, Any], ...]) -> frozenset[str]:
+    """GPUs whose ``status.isolationPolicy`` is Dynamic."""
+    return frozenset(str(g["metadata"]["name"]) for g in gpus
+                     if (g.get("status") or {}).get("isolationPolicy") == "Dynamic")
 
 
 def gpu_pools(gpus: tuple[Mapping[str, Any], ...]) -> dict[str, str]:

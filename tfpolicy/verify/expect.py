@@ -21,6 +21,7 @@ from tfpolicy.plan.pods import unit_pods
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import step_templates
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
+from tfpolicy.verify.matching import template_role
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class Expected:
     native: int
     request: PodRequest | None  # what each TensorFusion pod reserves, per GPU
     error: str = ""  # the webhook rejects its pods
+    role: str = ""  # which of its object's templates: see verify.matching
 
     @property
     def complete(self) -> bool:
@@ -67,8 +69,9 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
     for unit in units:
         pods = unit_pods(unit, templates[unit.key], step.number, given.webhook)
         request = next((p for p in pods.pods if p.kind is PodKind.TENSOR_FUSION), None)
+        role = template_role(docs[unit.doc].data, unit.path)
         workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
-                                  pods.tensor_fusion, pods.native, request, pods.error))
+                                  pods.tensor_fusion, pods.native, request, pods.error, role))
     return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
 
 

@@ -3,7 +3,9 @@
 The cluster's scheduler chose the GPUs (the pod's ``gpu-ids``); on each, a
 pod's commit takes its per-GPU request, a ``shared`` pod the whole card
 (available 0/0), and a percent request ``percent × capacity / 100`` truncated
-to whole TFLOPS (§5.2 ResourceFilter). The request is the plan's for the
+to whole TFLOPS (§5.2 ResourceFilter), a ``partitioned`` pod its partition's
+template (:mod:`tfpolicy.verify.partitions`, which also checks the GPU's
+``allocatedPartitions`` against its pods). The request is the plan's for the
 workload; a pod the manifests do not cover counts with its own annotations.
 The operator writes ``available`` every 10 s, hence a tolerance.
 """
@@ -15,11 +17,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tfpolicy.admission.keys import ISOLATION, PERCENT_REQUEST, TFLOPS_REQUEST, VRAM_REQUEST
+from tfpolicy.admission.keys import (
+    ISOLATION,
+    PARTITION_ID,
+    PERCENT_REQUEST,
+    TFLOPS_REQUEST,
+    VRAM_REQUEST,
+)
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.fields import tflops_of, vram_of
 from tfpolicy.quantity import QuantityError, milli
 from tfpolicy.scheduler import Isolation, PodRequest
+from tfpolicy.verify.partitions import Placed, ledger, shown
 from tfpolicy.verify.pods import PodState
 from tfpolicy.verify.records import GpuResult, Problem, Verdict
 from tfpolicy.verify.snapshot import Snapshot, meta, name_of, namespace_of
@@ -36,6 +45,7 @@ class Take:
     percent: int = 0  # milli-percent
     vram: int = 0  # MiB
     whole: bool = False
+    partition: Placed | None = None  # partitioned isolation: the template decides
 
 
 def check_gpus(snapshot: Snapshot, states: Mapping[str, tuple[PodState, str]],
@@ -44,17 +54,21 @@ def check_gpus(snapshot: Snapshot, states: Mapping[str, tuple[PodState, str]],
     on_gpu: dict[str, list[tuple[str, Take]]] = defaultdict(list)
     for key, (state, workload) in sorted(states.items()):
         if state.active and state.tensor_fusion:
-            take = _take(requests.get(workload), pods[key])
+            take = _take(requests.get(workload), pods[key], key)
             for gpu in state.gpu_ids:
                 on_gpu[gpu].append((key, take))
     return tuple(_gpu(gpu, on_gpu.get(name_of(gpu), [])) for gpu in snapshot.of("GPU"))
 
 
-def _take(request: PodRequest | None, pod: Mapping[str, Any]) -> Take:
+def _take(request: PodRequest | None, pod: Mapping[str, Any], key: str) -> Take:
+    notes = meta(pod, "annotations")
+    if notes.get(ISOLATION) == "partitioned" or (
+            request is not None and request.isolation is Isolation.PARTITIONED):
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        return Take(partition=Placed(key, uid, str(notes.get(PARTITION_ID) or "")))
     if request is not None:
         return Take(request.tflops_request, request.percent_request, request.vram_request,
                     request.isolation is Isolation.SHARED)
-    notes = meta(pod, "annotations")
     where = f"Pod {namespace_of(pod)}/{name_of(pod)}"
     return Take(int(tflops_of(notes.get(TFLOPS_REQUEST, "0"), f"{where} {TFLOPS_REQUEST}")),
                 _percent(notes.get(PERCENT_REQUEST, "0"), where),
@@ -77,15 +91,21 @@ def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
     cap_v = int(vram_of(capacity.get("vram", "0"), f"GPU {name} status.capacity.vram"))
     has_t = int(tflops_of(available.get("tflops", "0"), f"GPU {name} status.available.tflops"))
     has_v = int(vram_of(available.get("vram", "0"), f"GPU {name} status.available.vram"))
-    want_t, want_v = _left(cap_t, cap_v, [t for _, t in takes])
+    placed = [t.partition for _, t in takes if t.partition is not None]
+    part_t, part_v, troubles = ledger(placed, status, (cap_t, cap_v))
+    want_t, want_v = _left(cap_t, cap_v, [t for _, t in takes if t.partition is None])
+    want_t, want_v = max(want_t - part_t, 0), max(want_v - part_v, 0)
     node = str((status.get("nodeSelector") or {}).get("kubernetes.io/hostname", ""))
-    result = GpuResult(name, node, has_t, has_v, want_t, want_v, tuple(k for k, _ in takes))
-    off = abs(has_t - want_t) > TFLOPS_TOLERANCE or abs(has_v - want_v) > VRAM_TOLERANCE
-    if not off or status.get("usedBy") not in (None, "", "tensor-fusion"):
+    result = GpuResult(name, node, has_t, has_v, want_t, want_v, tuple(k for k, _ in takes),
+                       partitions=shown(status))
+    if status.get("usedBy") not in (None, "", "tensor-fusion"):
         return result  # a device-plugin GPU is outside the TensorFusion ledger
-    message = (f"reports {_tflops(has_t)} TFLOPS, {has_v} MiB available; the plan leaves "
-               f"{_tflops(want_t)} TFLOPS, {want_v} MiB")
-    return replace(result, problem=Problem(Verdict.STOP, f"GPU/{name}", message))
+    if abs(has_t - want_t) > TFLOPS_TOLERANCE or abs(has_v - want_v) > VRAM_TOLERANCE:
+        troubles.insert(0, f"reports {_tflops(has_t)} TFLOPS, {has_v} MiB available; the plan "
+                        f"leaves {_tflops(want_t)} TFLOPS, {want_v} MiB")
+    if not troubles:
+        return result
+    return replace(result, problem=Problem(Verdict.STOP, f"GPU/{name}", "; ".join(troubles)))
 
 
 def _left(tflops: int, vram: int, takes: list[Take]) -> tuple[int, int]:

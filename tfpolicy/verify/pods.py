@@ -35,6 +35,7 @@ class PodState:
     problem: Problem | None
     done: bool = False  # Succeeded: it ran (a Job's pod) and holds no GPU any more
     unmutated: bool = False  # labelled tensor-fusion.ai/enabled, yet without the webhook's marks
+    status: str = ""  # the phase, a stuck container's reason, or Terminating
 
 
 def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodState:
@@ -49,8 +50,9 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     unmutated = labels.get(ENABLED) == "true" and bool(missing_marks(pod))
     tf = labels.get(ENABLED) == "true" and not unmutated
     problem = None if terminating else _problem(pod, phase, tf, ids, events)
+    status = "Terminating" if terminating else _waiting_reason(pod) or phase
     return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating,
-                    unmutated)
+                    unmutated, status)
 
 
 def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],
@@ -100,6 +102,14 @@ def _stuck_container(pod: Mapping[str, Any]) -> str | None:
             return (f"container {container.get('name')}: {waiting['reason']} "
                     f"({restarts} restarts){_last_exit(container)}")
     return None
+
+
+def _waiting_reason(pod: Mapping[str, Any]) -> str:
+    for container in (pod.get("status") or {}).get("containerStatuses") or []:
+        reason = ((container.get("state") or {}).get("waiting") or {}).get("reason")
+        if reason in _STUCK:
+            return str(reason)
+    return ""
 
 
 def _last_exit(container: Mapping[str, Any]) -> str:

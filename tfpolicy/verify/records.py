@@ -28,6 +28,26 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class PodLine:
+    """One pod of a workload as the cluster shows it."""
+
+    name: str
+    tensor_fusion: bool
+    status: str  # the phase, a stuck container's reason, or Terminating
+    gpus: tuple[str, ...]  # the scheduler's gpu-ids
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaSetLine:
+    """One revision of a Deployment or Rollout (see verify.revisions)."""
+
+    name: str
+    revision: int
+    replicas: int
+    role: str  # new / old; a Rollout in the snapshot: stable / canary / old
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadResult:
     workload: str  # the plan's unit key, Kind/namespace/name[/template]
     expected_tf: int
@@ -35,6 +55,8 @@ class WorkloadResult:
     seen_tf: int
     seen_native: int
     problems: tuple[Problem, ...] = ()
+    pods: tuple[PodLine, ...] = ()
+    replicasets: tuple[ReplicaSetLine, ...] = ()
 
     @property
     def verdict(self) -> Verdict:
@@ -53,6 +75,7 @@ class GpuResult:
     expected_vram: int
     pods: tuple[str, ...]
     problem: Problem | None = None
+    partitions: tuple[str, ...] = ()  # "namespace/pod: templateId", as the GPU reports them
 
 
 @dataclass(frozen=True, slots=True)

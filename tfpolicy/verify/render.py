@@ -36,14 +36,20 @@ def _workload(result: WorkloadResult) -> dict[str, Any]:
     return {"workload": result.workload, "verdict": result.verdict.word,
             "tensorFusionPods": {"expected": result.expected_tf, "seen": result.seen_tf},
             "nativePods": {"expected": result.expected_native, "seen": result.seen_native},
-            "problems": [_problem(p) for p in result.problems]}
+            "problems": [_problem(p) for p in result.problems],
+            "pods": [{"name": p.name, "tensorFusion": p.tensor_fusion, "status": p.status,
+                      "gpus": list(p.gpus)} for p in result.pods],
+            "replicaSets": [{"name": r.name, "revision": r.revision, "replicas": r.replicas,
+                             "role": r.role} for r in result.replicasets]}
 
 
 def _gpu(gpu: GpuResult) -> dict[str, Any]:
     return {"name": gpu.name, "node": gpu.node, "pods": list(gpu.pods),
             "available": {"tflops": gpu.tflops / 1000, "vramMiB": gpu.vram},
             "expected": {"tflops": gpu.expected_tflops / 1000, "vramMiB": gpu.expected_vram},
-            "verdict": (gpu.problem.verdict if gpu.problem else Verdict.READY).word}
+            "partitions": list(gpu.partitions),
+            "verdict": (gpu.problem.verdict if gpu.problem else Verdict.READY).word,
+            "message": gpu.problem.message if gpu.problem else None}
 
 
 def _problem(problem: Problem) -> dict[str, str]:

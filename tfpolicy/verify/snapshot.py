@@ -1,5 +1,5 @@
 """A cluster snapshot: what ``kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml``
-prints (plus events, when given), sorted by kind.
+prints (plus events, and Argo Rollouts when given), sorted by kind.
 
 kubectl wraps what it prints in a ``kind: List``; several files or several
 documents are merged. Only the kinds below are read, anything else is
@@ -18,8 +18,9 @@ from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.fields import tflops_of, vram_of
 
-KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool")
+KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
 _TF_GROUP = "tensor-fusion.ai/"
+_ARGO_GROUP = "argoproj.io/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,8 @@ def _in_group(item: Mapping[str, Any]) -> bool:
     api = str(item.get("apiVersion", ""))
     if item.get("kind") in ("GPU", "GPUNode", "GPUPool"):
         return api.startswith(_TF_GROUP)
+    if item.get("kind") == "Rollout":  # Argo's; another project may have a kind so named
+        return api.startswith(_ARGO_GROUP)
     return True
 
 

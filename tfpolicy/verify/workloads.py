@@ -1,26 +1,24 @@
 """Per workload: the pods the cluster runs against the pods the plan expects.
 
-Pods are tied to a workload through their controller ownerReference, a
-ReplicaSet through its own to its Deployment, a Job named
-``<cronjob>-<minutes>`` to its CronJob (the CronJob controller's naming);
-a kind with several pod templates (PyTorchJob) through the replica-type label.
+Pods are tied to a workload, and to one of its templates, by
+:mod:`tfpolicy.verify.matching`; each template gets its own verdict.
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.verify.expect import Expected
+from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_role, ray_parent
 from tfpolicy.verify.pods import PodState, event_line, pod_state
-from tfpolicy.verify.records import Problem, Verdict, WorkloadResult
+from tfpolicy.verify.records import PodLine, Problem, Verdict, WorkloadResult
+from tfpolicy.verify.revisions import ROLLING, replicasets, revision_problems, revisions
 from tfpolicy.verify.snapshot import Snapshot, controller_of, name_of, namespace_of
 
-_CRON_JOB = re.compile(r"^(?P<cron>.+)-[0-9]+$")
-_REPLICA_TYPE = "training.kubeflow.org/replica-type"
-_REVISION = "deployment.kubernetes.io/revision"
+# The ReplicaSet, StatefulSet and Job controllers', and the Kubeflow training operator's.
+_CREATE_FAILED = ("FailedCreate", "FailedCreatePod")
 Events = Mapping[tuple[str, str, str], list[Mapping[str, Any]]]
 
 
@@ -50,21 +48,16 @@ def events_by_object(snapshot: Snapshot) -> Events:
     return found
 
 
-def _workload_of(pod: Mapping[str, Any], expected: tuple[Expected, ...],
-                 owners: Mapping[tuple[str, str], tuple[str, str] | None]) -> str:
-    owner, ns = controller_of(pod), namespace_of(pod)
-    if owner is None:
-        return ""
-    kind, name = owner
-    if kind == "ReplicaSet" and (parent := owners.get((ns, name))) is not None:
-        kind, name = parent
-    found = [e for e in expected if (e.kind, e.namespace, e.name) == (kind, ns, name)]
-    if not found and kind == "Job" and (cron := _CRON_JOB.match(name)):
-        found = [e for e in expected
-                 if (e.kind, e.namespace, e.name) == ("CronJob", ns, cron["cron"])]
-    if len(found) > 1:
-        role = str(((pod.get("metadata") or {}).get("labels") or {}).get(_REPLICA_TYPE, ""))
-        found = [e for e in found if e.key.rsplit("/", 1)[-1].lower() == role.lower()]
+def _workload_of(pod: Mapping[str, Any], expected: tuple[Expected, ...], owners: Owners) -> str:
+    ns = namespace_of(pod)
+    found: list[Expected] = []
+    for kind, name in candidates(pod, owners, ns):
+        found = [e for e in expected if (e.kind, e.namespace, e.name) == (kind, ns, name)]
+        if found:
+            break
+    role = pod_role(pod)
+    if role and any(e.role for e in found):  # one of the object's templates, maybe none
+        found = [e for e in found if e.role == role]
     return found[0].key if len(found) == 1 else ""
 
 
@@ -76,9 +69,13 @@ def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
     problems += _rejections(expected, snapshot, events)
     problems += _unmutated(expected, [p for p in live if p.unmutated])
     problems += _counts(expected, tf, len(live) - tf, problems)
-    problems += _old_replicasets(expected, snapshot)
+    sets = revisions(expected.kind, expected.namespace, expected.name, snapshot)
+    problems += revision_problems(expected.kind, expected.namespace, expected.name, sets,
+                                  snapshot)
+    lines = tuple(PodLine(p.name, p.tensor_fusion, p.status, p.gpu_ids) for p in pods)
     return WorkloadResult(expected.key, expected.tensor_fusion, expected.native, tf,
-                          len(live) - tf, tuple(sorted(problems, key=_problem_order)))
+                          len(live) - tf, tuple(sorted(problems, key=_problem_order)), lines,
+                          sets)
 
 
 def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[Problem]:
@@ -87,13 +84,31 @@ def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[
     if expected.error:
         found.append(Problem(Verdict.STOP, expected.key,
                              f"the plan expects the webhook to reject its pods: {expected.error}"))
-    for kind, name in _creators(expected, snapshot):
+    creators = _creators(expected, snapshot) + _ray_clusters(expected, events)
+    for kind, name in creators:
         for event in events.get((kind, expected.namespace, name), []):
             text = event_line(event)
-            if event.get("reason") == "FailedCreate" and "admission webhook" in text:
+            if _failed_create(expected, event.get("reason")) and "admission webhook" in text:
                 found.append(Problem(Verdict.STOP, f"{kind}/{name}",
                                      f"pod creation rejected: {text}"))
     return found
+
+
+def _ray_clusters(expected: Expected, events: Events) -> list[tuple[str, str]]:
+    """The clusters a RayJob or RayService made, as their events name them."""
+    if expected.kind not in ("RayJob", "RayService"):
+        return []
+    return sorted({("RayCluster", name) for kind, ns, name in events
+                   if kind == "RayCluster" and ns == expected.namespace
+                   and ray_parent(name) == expected.name})
+
+
+def _failed_create(expected: Expected, given: Any) -> bool:
+    """The workload controllers' reasons (KubeRay's name the head or a worker pod)."""
+    reason = str(given)
+    if reason in ("FailedToCreateHeadPod", "FailedToCreateWorkerPod"):
+        return (reason == "FailedToCreateHeadPod") == (expected.role == RAY_HEAD_GROUP)
+    return reason in _CREATE_FAILED
 
 
 def _unmutated(expected: Expected, pods: list[PodState]) -> list[Problem]:
@@ -109,15 +124,14 @@ def _unmutated(expected: Expected, pods: list[PodState]) -> list[Problem]:
 
 def _creators(expected: Expected, snapshot: Snapshot) -> list[tuple[str, str]]:
     """The objects whose events say a pod could not be created."""
-    if expected.kind != "Deployment":
-        return [(expected.kind, expected.name)]
-    return [("ReplicaSet", name_of(rs)) for rs in _replicasets(expected, snapshot)]
-
-
-def _replicasets(expected: Expected, snapshot: Snapshot) -> list[Mapping[str, Any]]:
-    return [rs for rs in snapshot.of("ReplicaSet")
-            if namespace_of(rs) == expected.namespace
-            and controller_of(rs) == ("Deployment", expected.name)]
+    if expected.kind in ROLLING:
+        return [("ReplicaSet", name_of(rs)) for rs in
+                replicasets(expected.kind, expected.namespace, expected.name, snapshot)]
+    if expected.kind == "LeaderWorkerSet":  # its leaders' StatefulSet bears its name
+        return [(expected.kind, expected.name), ("StatefulSet", expected.name)]
+    if expected.kind == "MPIJob":
+        return [(expected.kind, expected.name), ("Job", f"{expected.name}-launcher")]
+    return [(expected.kind, expected.name)]
 
 
 def _counts(expected: Expected, tf: int, native: int, known: list[Problem]) -> list[Problem]:
@@ -131,27 +145,6 @@ def _counts(expected: Expected, tf: int, native: int, known: list[Problem]) -> l
         return [Problem(Verdict.WAIT, expected.key, f"{native} native GPU pods still run, "
                         f"the plan expects {expected.native}")]
     return []
-
-
-def _old_replicasets(expected: Expected, snapshot: Snapshot) -> list[Problem]:
-    """Only the newest revision may run pods (the old one is gone or at zero): at 100 %, and
-    under a cap too, where the new revision holds both the taken-over and the native pods."""
-    if expected.kind != "Deployment":
-        return []
-    sets = sorted(_replicasets(expected, snapshot), key=_revision)
-    found = []
-    for rs in sets[:-1]:
-        running = max(int((rs.get("spec") or {}).get("replicas") or 0),
-                      int((rs.get("status") or {}).get("replicas") or 0))
-        if running:
-            found.append(Problem(Verdict.WAIT, f"ReplicaSet/{name_of(rs)}",
-                                 f"old revision {_revision(rs)} still runs {running} pods"))
-    return found
-
-
-def _revision(rs: Mapping[str, Any]) -> int:
-    value = str(((rs.get("metadata") or {}).get("annotations") or {}).get(_REVISION, "0"))
-    return int(value) if value.isdigit() else 0
 
 
 def _problem_order(problem: Problem) -> tuple[int, str, str]:

@@ -1,0 +1,140 @@
+"""A verify report as one self-contained HTML page: inline CSS, no script, no network.
+
+The page is drawn from the JSON (``render.report_dict``), so it can never
+disagree with it; every element that carries a number or a verdict has an
+``id`` or a ``data-`` attribute, which the browser test reads back. It
+takes the plan report's stylesheet, so both pages look alike. Every text
+from the cluster or the manifests is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from tfpolicy.plan.html import _STYLE as _PLAN_STYLE
+from tfpolicy.verify.records import Report
+from tfpolicy.verify.render import report_dict
+
+_STYLE = _PLAN_STYLE + """
+.ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}
+tr.off td,tr.off th{background:#fde7e9}li.stop{color:#b00020}li.wait{color:#a04e00}
+table.pods td,table.pods th,#gpus td:nth-child(n+7){text-align:left}
+section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
+section.workload[data-verdict=ready]{border-color:#176d2c}
+section.workload[data-verdict=wait]{border-color:#e8710a}
+section.workload[data-verdict=stop]{border-color:#b00020}
+"""
+_WHY = {"ready": "every workload and every GPU shows what the plan expects: go on with the "
+                 "next step",
+        "wait": "the rollout is still in progress: verify again later",
+        "stop": "something went wrong: roll back"}
+
+
+def as_html(report: Report) -> str:
+    data = report_dict(report)
+    body = [_header(data), _cluster(data["cluster"])]
+    body += [_workload(w) for w in data["workloads"]]
+    body.append(_gpus(data["gpus"]))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>tfpolicy verify</title><style>" + _STYLE + "</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def _header(data: dict[str, Any]) -> str:
+    verdict = data["verdict"]
+    counts = {v: sum(w["verdict"] == v for w in data["workloads"])
+              for v in ("ready", "wait", "stop")}
+    off = sum(g["verdict"] != "ready" for g in data["gpus"])
+    tally = ", ".join(f"<span id=\"workloads-{v}\">{n}</span> {v}" for v, n in counts.items())
+    rollback = ("" if data["rollback"] is None else
+                f"<p>Rollback: apply <b id=\"rollback\">{escape(data['rollback'])}</b></p>")
+    return (f"<h1>Verify step {escape(data['step'])}: <span id=\"verdict\" class=\"{verdict}\">"
+            f"{verdict}</span></h1><p id=\"why\">{_WHY[verdict]}.</p>"
+            f"<p>Workloads: {tally}. GPUs: <span id=\"gpus-checked\">{len(data['gpus'])}"
+            f"</span> checked, <span id=\"gpus-off\">{off}</span> disagree with the plan.</p>"
+            + rollback)
+
+
+def _cluster(problems: list[dict[str, str]]) -> str:
+    if not problems:
+        return ""
+    return "<h2>Cluster</h2>" + _problems(problems)
+
+
+def _problems(problems: list[dict[str, str]]) -> str:
+    if not problems:
+        return ""
+    items = "".join(f"<li class=\"{p['verdict']}\" data-verdict=\"{p['verdict']}\">"
+                    f"{p['verdict']}: <b>{escape(p['subject'])}</b>: {escape(p['message'])}</li>"
+                    for p in problems)
+    return f"<ul class=\"problems\">{items}</ul>"
+
+
+def _workload(w: dict[str, Any]) -> str:
+    tf, native = w["tensorFusionPods"], w["nativePods"]
+    pods = {p["name"] for p in w["pods"]}  # their problems are in the pods' table
+    counts = (f"<p>TensorFusion pods <span data-k=\"tf-seen\">{tf['seen']}</span> of "
+              f"<span data-k=\"tf-expected\">{tf['expected']}</span>, native pods "
+              f"<span data-k=\"native-seen\">{native['seen']}</span> of "
+              f"<span data-k=\"native-expected\">{native['expected']}</span></p>")
+    return (f"<section class=\"workload\" data-workload=\"{escape(w['workload'])}\" "
+            f"data-verdict=\"{w['verdict']}\"><h2>{escape(w['workload'])}: "
+            f"<span class=\"{w['verdict']}\">{w['verdict']}</span></h2>{counts}"
+            f"{_problems([p for p in w['problems'] if p['subject'] not in pods])}"
+            f"{_pods(w['pods'], w['problems'])}"
+            f"{_replicasets(w['replicaSets'])}</section>")
+
+
+def _pods(pods: list[dict[str, Any]], problems: list[dict[str, str]]) -> str:
+    if not pods:
+        return "<p>No pod of this workload in the snapshot.</p>"
+    why = {p["subject"]: p for p in problems}
+    rows = []
+    for pod in pods:
+        kind = "tensor-fusion" if pod["tensorFusion"] else "native"
+        problem = why.get(pod["name"])
+        css = f" class=\"{problem['verdict']}\"" if problem else ""
+        rows.append(f"<tr data-pod=\"{escape(pod['name'])}\" data-kind=\"{kind}\" "
+                    f"data-status=\"{escape(pod['status'])}\"{css}><th>{escape(pod['name'])}</th>"
+                    f"<td>{'TensorFusion' if pod['tensorFusion'] else 'native'}</td>"
+                    f"<td>{escape(pod['status'])}</td><td>{escape(', '.join(pod['gpus']))}</td>"
+                    f"<td>{escape(problem['message']) if problem else ''}</td></tr>")
+    return ("<table class=\"pods\"><tr><th>pod</th><th>kind</th><th>status</th><th>GPUs</th>"
+            "<th>reason</th></tr>" + "".join(rows) + "</table>")
+
+
+def _replicasets(sets: list[dict[str, Any]]) -> str:
+    if not sets:
+        return ""
+    rows = []
+    for r in sets:
+        off = " class=\"off\"" if r["replicas"] and r["role"] == "old" else ""
+        rows.append(f"<tr data-replicaset=\"{escape(r['name'])}\" data-replicas=\"{r['replicas']}\""
+                    f" data-role=\"{r['role']}\"{off}><th>{escape(r['name'])}</th>"
+                    f"<td>revision {r['revision']}</td><td>{r['replicas']} pods</td>"
+                    f"<td>{r['role']}</td></tr>")
+    return f"<h3>ReplicaSets</h3><table class=\"replicasets\">{''.join(rows)}</table>"
+
+
+def _gpus(gpus: list[dict[str, Any]]) -> str:
+    rows = []
+    for g in gpus:
+        has, want = g["available"], g["expected"]
+        css = " class=\"off\"" if g["verdict"] != "ready" else ""
+        rows.append(f"<tr data-gpu=\"{escape(g['name'])}\" data-verdict=\"{g['verdict']}\" "
+                    f"data-available-tflops=\"{has['tflops']:g}\" "
+                    f"data-expected-tflops=\"{want['tflops']:g}\" "
+                    f"data-available-vram=\"{has['vramMiB']}\" "
+                    f"data-expected-vram=\"{want['vramMiB']}\" "
+                    f"data-partitions=\"{len(g['partitions'])}\"{css}>"
+                    f"<th>{escape(g['name'])}</th><td>{escape(g['node'])}</td>"
+                    f"<td>{has['tflops']:g}</td><td>{want['tflops']:g}</td>"
+                    f"<td>{has['vramMiB']}</td><td>{want['vramMiB']}</td>"
+                    f"<td>{escape(', '.join(g['pods']))}</td>"
+                    f"<td>{escape('; '.join(g['partitions']))}</td>"
+                    f"<td>{escape(g['message'] or '')}</td></tr>")
+    return ("<h2>GPU ledger: the cluster against the plan</h2><table id=\"gpus\"><tr><th>GPU</th>"
+            "<th>node</th><th>TFLOPS available</th><th>plan</th><th>VRAM MiB available</th>"
+            "<th>plan</th><th>pods</th><th>partitions</th><th>why</th></tr>" + "".join(rows)
+            + "</table>")
