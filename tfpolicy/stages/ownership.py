@@ -9,10 +9,10 @@ for any mix of user-written TensorFusion keys, and empty or null
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
@@ -76,7 +76,7 @@ class Undone(dict[str, Any]):
 def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
     an :class:`Undone` when tfpolicy had written to it."""
-    original = copy.deepcopy(template)
+    original = clone(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
     if not texts:

@@ -17,9 +17,9 @@ vendors without a soft limiter reject soft isolation (§1.5).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX, vendor_of
 from tfpolicy.policy import Resources, Settings
@@ -53,7 +53,7 @@ def target(
     notes += [*hami.notes, *refused]
     if count is None or any(n.severity is Severity.ERROR for n in notes):
         return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
-    result = copy.deepcopy(original)
+    result = clone(original)
     combined = _combined(original, usage, hami_usage(original))
     removed = {} if cap else combined
     _strip_gpus(result, removed)

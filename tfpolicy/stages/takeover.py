@@ -9,9 +9,9 @@ pod would become ``soft`` with compute-percent 100 and no VRAM reserved).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.gpu import MIG_PREFIX
 from tfpolicy.policy import Settings
@@ -30,7 +30,7 @@ def target(
         return None, refused
     cap, notes = enabled_replicas(settings, ctx)
     wanted = {ISOLATION: "shared", **cap, **placement_annotations(settings)}
-    result, stamped = stamp(copy.deepcopy(original), Writes({ENABLED: "true"}, wanted))
+    result, stamped = stamp(clone(original), Writes({ENABLED: "true"}, wanted))
     return result, notes + stamped + _mig_slices(original, ctx)
 
 

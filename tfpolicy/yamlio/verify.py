@@ -83,12 +83,25 @@ def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
 
 def same(a: Any, b: Any) -> bool:
     """Equal as data, types included (``1``, ``1.0``, ``True`` and ``"1"`` all differ)."""
-    if type(a) is not type(b):
+    kind = type(a)
+    if kind is not type(b):
         return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
+    if kind is str:
+        return bool(a == b)
+    if kind is dict:
+        if a.keys() != b.keys():
+            return False
+        for key, value in a.items():  # noqa: SIM110 - a loop, not a generator per mapping
+            if not same(value, b[key]):
+                return False
+        return True
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):  # noqa: SIM110 - see above
+            if not same(x, y):
+                return False
+        return True
+    if kind is float and math.isnan(a):
         return math.isnan(b)
     return bool(a == b)
