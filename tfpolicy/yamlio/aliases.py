@@ -32,7 +32,7 @@ class Sharing:
 def sharing(root: yaml.Node, text: str) -> Sharing:
     """The document's alias occurrences (none without a ``*`` in its text)."""
     found = Sharing()
-    if "*" not in text:
+    if "*" not in text or getattr(root, "read_without_aliases", False):
         return found
     seen: set[int] = set()
     stack: list[tuple[int, int, yaml.Node, Path]] = [(0, 0, root, ())]

@@ -192,6 +192,8 @@ class Scalar(yaml.ScalarNode):
 
 
 class Mapping(yaml.MappingNode):
+    read_without_aliases = True  # the fast reading declines any document with one
+
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
         self._pairs: list[tuple[yaml.Node, yaml.Node]] | None = None
