@@ -31,6 +31,8 @@ from tfpolicy.views import View, real_edits
 from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
 
 Locate = Callable[[Path], tuple[int, int]]
+_NOT_PLANNED = ("plan does not simulate these pods: their fields are not one pod template "
+                "(tfpolicy admission reads them)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,8 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
     except NotCounted as exc:
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
+    if view.meta is not None:
+        notes.append(Note(Severity.WARNING, "pods-not-counted", _NOT_PLANNED))
     hashed = "pod-template-hash" in labels_of(original)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
