@@ -138,6 +138,10 @@ _REPORTED = (
     TemplateKind("mlops.seldon.io", "Server", (), reports=(Report(_p("spec.podSpec"), (
         "Seldon Server: spec.podSpec has no metadata; the pod's labels and annotations come "
         "from the ServerConfig it names")),)),
+    TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
+        _p("spec.inferenceConfig.flavors"), (
+            "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "
+            "and no field of the model reaches the pod's annotations")),)),
     TemplateKind("inference.llmaz.io", "Playground", (), reports=(Report(
         _p("spec.backendRuntimeConfig"), (
             "llmaz Playground: the controller builds the pod from its BackendRuntime, and no "
