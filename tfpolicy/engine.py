@@ -160,8 +160,9 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
     except NotCounted as exc:
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
-    if view.meta is not None:
-        notes.append(Note(Severity.WARNING, "pods-not-counted", _NOT_PLANNED))
+    else:
+        if view.meta is not None:
+            notes.append(Note(Severity.WARNING, "pods-not-counted", _NOT_PLANNED))
     hashed = "pod-template-hash" in labels_of(original)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)

@@ -131,6 +131,13 @@ _MPI_V1ALPHA1 = tuple(Report(("spec", key), (
     f"MPIJob v1alpha1 spec.{key}: the operator sets the workers' GPU resources from this "
     "count itself; write them in spec.template instead")) for key in ("gpus", "processingUnits"))
 
+# Knative: the revision template's labels and annotations are the revision's, which the
+# deployment's pod template carries (knative serving pkg/reconciler/revision/resources/
+# deploy.go, MakeDeployment); an unnamed container is "user-container" (config-defaults
+# container-name-template), so the template is read through a view that names it.
+_KNATIVE = Shape(("spec", "template"), ("metadata",), ("spec",),
+                 ((("spec", "containers", ANY), "user-container"),))
+
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (
         "NIMService: the NIM Operator builds the pod template itself; migrate the "
@@ -178,7 +185,8 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
              f"spec.template.spec.{_JOBSET}")
     + _kinds("kubeflow.org", "TrainingRuntime ClusterTrainingRuntime",
              f"spec.template.spec.{_JOBSET}")
-    + _kinds("serving.knative.dev", "Service Configuration", "spec.template")
+    + [TemplateKind("serving.knative.dev", k, (), (_KNATIVE,))
+       for k in ("Service", "Configuration")]
     + _kinds("batch.volcano.sh", "Job", "spec.tasks[*].template")
     + _kinds("sagemaker.amazonaws.com", "HyperPodPyTorchJob", "spec.replicaSpecs[*].template")
     + _kinds("kaito.sh", "Workspace", "inference.template")
