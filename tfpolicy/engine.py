@@ -93,19 +93,9 @@ def plan_document(data: Any, policies: PolicySet, ctx: DocContext) -> DocResult:
 def _unreached(obj: Mapping[str, Any], base: Path, policies: PolicySet, ctx: DocContext,
                out: DocResult) -> None:
     """GPU resources where no field of the kind reaches the pod: reported, never edited."""
-    for path, reason in policies.registry.reports(obj):
-        if _mentions_gpu(_get(obj, path), policies.gpus):
-            report = _Reporter(obj, View(base + path, {}), ctx, out)
-            report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {reason}"), "")
-
-
-def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
-    """A GPU resource name anywhere under ``node``, or a bare count (MPIJob ``spec.gpus``)."""
-    if isinstance(node, Mapping):
-        return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
-    if isinstance(node, list):
-        return any(_mentions_gpu(v, gpus) for v in node)
-    return node not in (None, 0, "0", False, "")
+    for path, reason in policies.registry.reports(obj, policies.gpus):
+        report = _Reporter(obj, View(base + path, {}), ctx, out)
+        report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {reason}"), "")
 
 
 def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:

@@ -39,8 +39,8 @@ class View:
             return self.meta + path[1:]
         if path == ("metadata",) and len(self.meta) > len(self.path):
             return self.meta  # a mapping of its own, as Argo's template metadata
-        if path[:2] == ("spec", "containers") and len(path) > 2:
-            index = path[2]
+        if path[:2] == ("spec", "containers"):  # the list itself has no one place
+            index = path[2] if len(path) > 2 else None
             if isinstance(index, int) and index < len(self.containers):
                 return self.containers[index] + path[3:]
             return None

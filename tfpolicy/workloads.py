@@ -12,6 +12,7 @@ from typing import Any
 
 from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpu import GpuResources
 from tfpolicy.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.kinds import Pattern, Report, TemplateKind
 from tfpolicy.kinds import parse_template_path as parse_template_path
@@ -87,17 +88,27 @@ class Registry:
                     found += [v.shifted(at) for v in self.views(inner)]
         return found
 
-    def reports(self, obj: Mapping[str, Any]) -> Iterator[tuple[Path, str]]:
-        """Paths in ``obj`` that may hold GPU resources no field of its kind can migrate."""
+    def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
+        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why."""
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
-                yield path, report.reason
+                if _mentions_gpu(_get(obj, path), gpus):
+                    yield path, report.reason
 
 
 def _get(node: Any, path: Path) -> Any:
     for item in path:
         node = node[item]
     return node
+
+
+def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
+    """A GPU resource name anywhere under ``node``, or a bare count (MPIJob ``spec.gpus``)."""
+    if isinstance(node, Mapping):
+        return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_mentions_gpu(v, gpus) for v in node)
+    return node not in (None, 0, "0", False, "")
 
 
 # Kinds whose pods tfpolicy does not count, and why (a count would be a guess).
