@@ -27,9 +27,12 @@ from tfpolicy.stages.common import (
     labels_of,
 )
 from tfpolicy.stages.ownership import undo
-from tfpolicy.workloads import Registry, ReplicasError, replicas_of
+from tfpolicy.views import View, real_edits
+from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
 
 Locate = Callable[[Path], tuple[int, int]]
+_NOT_PLANNED = ("plan does not simulate these pods: their fields are not one pod template "
+                "(tfpolicy admission reads them)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +84,18 @@ class DocResult:
 def plan_document(data: Any, policies: PolicySet, ctx: DocContext) -> DocResult:
     result = DocResult([], [], [])
     for base, obj in objects(data):
-        for template in policies.registry.templates(obj):
-            _plan_template(obj, base, template, policies, ctx, result)
+        for view in policies.registry.views(obj):
+            _plan_template(obj, base, view, policies, ctx, result)
+        _unreached(obj, base, policies, ctx, result)
     return result
+
+
+def _unreached(obj: Mapping[str, Any], base: Path, policies: PolicySet, ctx: DocContext,
+               out: DocResult) -> None:
+    """GPU resources where no field of the kind reaches the pod: reported, never edited."""
+    for path, reason in policies.registry.reports(obj, policies.gpus):
+        report = _Reporter(obj, View(base + path, {}), ctx, out)
+        report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {reason}"), "")
 
 
 def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
@@ -98,12 +110,12 @@ def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
         yield (), data
 
 
-def _plan_template(obj: Mapping[str, Any], base: Path, path: Path, policies: PolicySet,
+def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
                    ctx: DocContext, out: DocResult) -> None:
-    template = _get(obj, path)
+    template = view.template
     if not is_gpu_workload(template, policies.gpus):
         return
-    report = _Reporter(obj, base + path, ctx, out)
+    report = _Reporter(obj, view.shifted(base), ctx, out)
     subject = _subject(obj, template, ctx.namespace)
     if labels_of(template).get(ENABLED) == "false":
         report(Note(Severity.INFO, "opt-out", f"opted out with {ENABLED}=false"), "")
@@ -111,30 +123,54 @@ def _plan_template(obj: Mapping[str, Any], base: Path, path: Path, policies: Pol
     owner = _owner(policies.policies, subject, report, ctx.explain)
     if owner is None:
         return
-    original, notes = undo(template)
-    target = None
-    if original is not None:
-        settings = owner.settings_for(lambda m: not misses(m, subject))
-        try:
-            replicas = replicas_of(obj, path)
-        except ReplicasError as exc:
-            note = Note(Severity.ERROR, "invalid-replicas", exc.detail)
-            report.at(base + exc.path, note, owner.name)
-            return
-        hashed = "pod-template-hash" in labels_of(original)
-        stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
-        target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
-        notes += stage_notes
+    if view.refused:
+        report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {view.refused}"),
+               owner.name)
+        return
+    target, notes = _target(obj, base, view, owner, subject, policies, report)
     for note in notes:
         report(note, owner.name)
     if target is None or any(n.severity is Severity.ERROR for n in notes):
         return
-    edits = _keep_empty_maps(target, diff(template, target, base + path), base + path)
+    _change(template, target, view.shifted(base), owner, report, out)
+
+
+def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subject: Subject,
+            policies: PolicySet, report: _Reporter) -> tuple[dict[str, Any] | None, list[Note]]:
+    original, notes = undo(view.template)
+    if original is None:
+        return None, notes
+    settings = owner.settings_for(lambda m: not misses(m, subject))
+    try:
+        replicas = replicas_of(obj, view.path)
+    except ReplicasError as exc:
+        report.at(base + exc.path, Note(Severity.ERROR, "invalid-replicas", exc.detail),
+                  owner.name)
+        return None, notes
+    except NotCounted as exc:
+        replicas = None
+        notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
+    else:
+        if view.meta is not None:
+            notes.append(Note(Severity.WARNING, "pods-not-counted", _NOT_PLANNED))
+    hashed = "pod-template-hash" in labels_of(original)
+    stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
+    target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
+    return target, notes + stage_notes
+
+
+def _change(template: Any, target: Any, view: View, owner: Policy, report: _Reporter,
+            out: DocResult) -> None:
+    edits = real_edits(view, _keep_empty_maps(target, diff(template, target, ()), ()))
+    if edits is None:
+        message = "the change has no place in this kind's fields; nothing was written"
+        report(Note(Severity.ERROR, "kind-not-migrated", message), owner.name)
+        return
     if edits:
-        line, column = ctx.locate(base + path)
+        line, column = report.ctx.locate(view.path)
         out.edits.extend(edits)
-        out.changes.append(Change(report.ref, ctx.file, base + path, owner.name, tuple(edits),
-                                  line, column))
+        out.changes.append(Change(report.ref, report.ctx.file, view.path, owner.name,
+                                  tuple(edits), line, column))
 
 
 def _keep_empty_maps(target: Any, edits: list[Edit], base: Path) -> list[Edit]:
@@ -183,13 +219,15 @@ def resource_ref(obj: Mapping[str, Any]) -> ResourceRef:
 class _Reporter:
     """Turns a stage's notes into located findings for one pod template."""
 
-    def __init__(self, obj: Mapping[str, Any], path: Path, ctx: DocContext,
+    def __init__(self, obj: Mapping[str, Any], view: View, ctx: DocContext,
                  out: DocResult) -> None:
         self.ref = resource_ref(obj)
-        self.path, self.ctx, self.out = path, ctx, out
+        self.view, self.ctx, self.out = view, ctx, out
 
     def __call__(self, note: Note, policy: str) -> None:
-        self.at(self.path + note.path, note, policy)
+        """Report ``note``, located by a path of the view, at its real place (the
+        component itself where a path has none, as a whole ``containers`` list)."""
+        self.at(self.view.real(note.path) or self.view.path, note, policy)
 
     def at(self, where: Path, note: Note, policy: str) -> None:
         """Report ``note`` at ``where``, a path from the document's root."""

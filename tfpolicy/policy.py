@@ -11,6 +11,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
+from tfpolicy.kinds import Shape
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.schema import validate
 from tfpolicy.selectors import Selector
@@ -283,5 +284,13 @@ def _match(raw: Mapping[str, Any]) -> Match:
 
 def _template_kind(raw: Mapping[str, Any]) -> TemplateKind:
     group = raw["apiVersion"].rpartition("/")[0]
-    paths = tuple(parse_template_path(p) for p in raw["paths"])
-    return TemplateKind(group, raw["kind"], paths)
+    paths = tuple(parse_template_path(p) for p in raw.get("paths", []))
+    return TemplateKind(group, raw["kind"], paths, tuple(_shape(p) for p in raw.get("pods", [])))
+
+
+def _shape(raw: Mapping[str, Any]) -> Shape:
+    """A user's pod whose parts live apart (paths relative to its component ``at``)."""
+    spec = raw.get("spec")
+    return Shape(parse_template_path(raw["at"]), parse_template_path(raw["metadata"]),
+                 None if spec is None else parse_template_path(spec),
+                 tuple((parse_template_path(c), "") for c in raw["containers"]))

@@ -1,22 +1,23 @@
-"""Where pod templates live, per kind: an explicit registry (DESIGN §1 "Pod templates are found").
+"""Where pods live, per kind (DESIGN §1 "Pod templates are found"), and how many of them.
 
-Paths use ``.`` between fields, ``*`` for any key of a mapping or item of a
-list, and ``[*]``/``[N]`` for list items, so users can add their own kinds
-in a policy's ``podTemplates``.
+The kinds themselves: :mod:`tfpolicy.kinds`; a pod whose parts live apart is
+read through a :class:`tfpolicy.views.View`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpu import GpuResources
+from tfpolicy.kinds import BUILTIN_KINDS as BUILTIN_KINDS
+from tfpolicy.kinds import Pattern, Report, TemplateKind
+from tfpolicy.kinds import parse_template_path as parse_template_path
+from tfpolicy.views import View, expand, shape_view
 
-ANY = "*"
-_TOKEN = re.compile(r"\[(\*|[0-9]+)\]|([^.\[\]]+)")
 MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes API
 
 
@@ -31,91 +32,68 @@ class ReplicasError(TfpolicyError):
         self.path = path
 
 
+class NotCounted(TfpolicyError):
+    """A kind whose pod count tfpolicy does not derive (it would be a guess): ``plan`` and
+    ``admission`` leave its pods out and say so."""
+
+
+__all__ = ["BUILTIN_KINDS", "MAX_REPLICAS", "NotCounted", "Registry", "ReplicasError",
+           "TemplateKind", "View", "parse_template_path", "replicas_of"]
+
+
 @dataclass(frozen=True, slots=True)
-class TemplateKind:
-    group: str  # "" = the core group
-    kind: str
-    paths: tuple[tuple[str | int, ...], ...]
-
-
-def parse_template_path(text: str) -> tuple[str | int, ...]:
-    """``spec.workers[*].template`` → ``("spec", "workers", "*", "template")``."""
-    if not text:
-        return ()
-    out: list[str | int] = []
-    for match in _TOKEN.finditer(text):
-        index, name = match.groups()
-        out.append(name if name is not None else (ANY if index == "*" else int(index)))
-    return tuple(out)
-
-
-def _kinds(group: str, kinds: str, *paths: str) -> list[TemplateKind]:
-    parsed = tuple(parse_template_path(p) for p in paths)
-    return [TemplateKind(group, kind, parsed) for kind in kinds.split()]
-
-
-_RAY_GROUPS = ("headGroupSpec.template", "workerGroupSpecs[*].template")
-
-BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
-    _kinds("apps", "Deployment StatefulSet DaemonSet ReplicaSet", "spec.template")
-    + _kinds("extensions", "Deployment DaemonSet ReplicaSet", "spec.template")
-    + _kinds("", "ReplicationController", "spec.template")
-    + _kinds("", "PodTemplate", "template")
-    + _kinds("", "Pod", "")
-    + _kinds("batch", "Job", "spec.template")
-    + _kinds("batch", "CronJob", "spec.jobTemplate.spec.template")
-    + _kinds("argoproj.io", "Rollout", "spec.template")
-    + _kinds("kubeflow.org", "PyTorchJob", "spec.pytorchReplicaSpecs.*.template")
-    + _kinds("kubeflow.org", "TFJob", "spec.tfReplicaSpecs.*.template")
-    + _kinds("kubeflow.org", "MPIJob", "spec.mpiReplicaSpecs.*.template")
-    + _kinds("kubeflow.org", "XGBoostJob", "spec.xgbReplicaSpecs.*.template")
-    + _kinds("kubeflow.org", "PaddleJob", "spec.paddleReplicaSpecs.*.template")
-    + _kinds("ray.io", "RayCluster", *(f"spec.{p}" for p in _RAY_GROUPS))
-    + _kinds("ray.io", "RayJob", *(f"spec.rayClusterSpec.{p}" for p in _RAY_GROUPS))
-    + _kinds("ray.io", "RayService", *(f"spec.rayClusterConfig.{p}" for p in _RAY_GROUPS))
-    + _kinds("leaderworkerset.x-k8s.io", "LeaderWorkerSet",
-             "spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate")
-)
+class _Entry:
+    paths: tuple[Pattern, ...] = ()
+    shapes: tuple[Any, ...] = ()
+    reports: tuple[Report, ...] = ()
+    nested: tuple[Pattern, ...] = ()
 
 
 class Registry:
-    """Kinds with pod templates: the built-ins plus the policies' ``podTemplates``."""
+    """Kinds with pods: the built-ins plus the policies' ``podTemplates``."""
 
     __slots__ = ("_by_kind",)
 
     def __init__(self, extra: tuple[TemplateKind, ...] = ()) -> None:
-        self._by_kind: dict[tuple[str, str], tuple[tuple[str | int, ...], ...]] = {}
+        self._by_kind: dict[tuple[str, str], _Entry] = {}
         for entry in (*BUILTIN_KINDS, *extra):
             key = (entry.group, entry.kind)
-            self._by_kind[key] = tuple(dict.fromkeys(self._by_kind.get(key, ()) + entry.paths))
+            old = self._by_kind.get(key, _Entry())
+            self._by_kind[key] = _Entry(
+                tuple(dict.fromkeys(old.paths + entry.paths)), old.shapes + entry.shapes,
+                old.reports + entry.reports, old.nested + entry.nested)
 
-    def templates(self, obj: Mapping[str, Any]) -> list[Path]:
-        """Concrete paths of the pod templates inside ``obj`` (mappings with a ``spec``)."""
+    def _entry(self, obj: Mapping[str, Any]) -> _Entry:
         api = obj.get("apiVersion")
         group = api.rpartition("/")[0] if isinstance(api, str) else ""
-        patterns = self._by_kind.get((group, str(obj.get("kind"))), ())
-        found = (p for pattern in patterns for p in _expand(obj, pattern, ()))
+        return self._by_kind.get((group, str(obj.get("kind"))), _Entry())
+
+    def templates(self, obj: Mapping[str, Any]) -> list[Path]:
+        """Concrete paths of the whole pod templates inside ``obj`` (mappings)."""
+        found = (p for pattern in self._entry(obj).paths for p in expand(obj, pattern))
         return [p for p in dict.fromkeys(found) if isinstance(_get(obj, p), Mapping)]
 
+    def views(self, obj: Mapping[str, Any]) -> list[View]:
+        """Every pod shape of ``obj``: its whole templates, read in place, then the pods
+        whose parts live apart, then those of the objects it embeds (a Katib trial)."""
+        entry = self._entry(obj)
+        found = [View(p, _get(obj, p)) for p in self.templates(obj)]
+        for shape in entry.shapes:
+            found += [shape_view(obj, a, shape) for a in expand(obj, shape.anchor)
+                      if isinstance(_get(obj, a), Mapping)]
+        for pattern in entry.nested:
+            for at in expand(obj, pattern):
+                inner = _get(obj, at)
+                if isinstance(inner, Mapping):
+                    found += [v.shifted(at) for v in self.views(inner)]
+        return found
 
-def _expand(node: Any, pattern: tuple[str | int, ...], prefix: Path) -> Iterator[Path]:
-    if not pattern:
-        yield prefix
-        return
-    head, rest = pattern[0], pattern[1:]
-    if head == ANY:
-        keys: list[Any] = (sorted(node, key=str) if isinstance(node, Mapping)
-                           else list(range(len(node))) if isinstance(node, list) else [])
-        for key in keys:
-            yield from _expand(node[key], rest, (*prefix, key))
-    elif _has(node, head):
-        yield from _expand(node[head], rest, (*prefix, head))
-
-
-def _has(node: Any, key: str | int) -> bool:
-    if isinstance(node, Mapping):
-        return key in node
-    return isinstance(node, list) and isinstance(key, int) and key < len(node)
+    def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
+        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why."""
+        for report in self._entry(obj).reports:
+            for path in expand(obj, report.path):
+                if _mentions_gpu(_get(obj, path), gpus):
+                    yield path, report.reason
 
 
 def _get(node: Any, path: Path) -> Any:
@@ -124,28 +102,95 @@ def _get(node: Any, path: Path) -> Any:
     return node
 
 
-def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
-    """Replicas behind a template: its parent's ``replicas`` (``parallelism`` for Jobs).
+def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
+    """A GPU resource name anywhere under ``node``, or a bare count (MPIJob ``spec.gpus``)."""
+    if isinstance(node, Mapping):
+        return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
+    if isinstance(node, list):
+        return any(_mentions_gpu(v, gpus) for v in node)
+    return node not in (None, 0, "0", False, "")
 
-    ``None`` when the count is decided by the cluster (DaemonSet: one per node).
-    Absent or null is Kubernetes' default, 1; a value the API server would refuse
-    is a ``ReplicasError``, never read as some other count.
+
+# Kinds whose pods tfpolicy does not count, and why (a count would be a guess).
+_NOT_COUNTED = {
+    "Experiment": "Katib runs parallelTrialCount trials of the trial kind at a time",
+    "Workflow": "an Argo workflow runs its steps' pods as the DAG goes",
+    "WorkflowTemplate": "an Argo workflow runs its steps' pods as the DAG goes",
+    "ClusterWorkflowTemplate": "an Argo workflow runs its steps' pods as the DAG goes",
+    "CronWorkflow": "an Argo workflow runs its steps' pods as the DAG goes",
+    "Workspace": "KAITO sizes the inference workload from its resource and preset",
+    "Service": "Knative scales revisions from traffic (autoscaling annotations)",
+    "Configuration": "Knative scales revisions from traffic (autoscaling annotations)",
+}
+# Kinds that are templates for other objects: they run no pod themselves.
+_NO_PODS = ("TrainingRuntime", "ClusterTrainingRuntime", "LLMInferenceServiceConfig")
+_Factor = tuple[Path, int, int]  # where the count is, its default, what to take off
+
+
+def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
+    """Pods behind a template: the product of its kind's counts (``replicas`` of its parent
+    by default, ``parallelism`` for Jobs, JobSet ``replicas × parallelism``, LWS groups ×
+    ``size``, InferenceService ``minReplicas``, ...).
+
+    ``None`` when the count is decided by the cluster (DaemonSet: one per node);
+    :class:`NotCounted` for a kind whose count tfpolicy does not derive. Absent or null is
+    the API's default; a value the API server would refuse is a ``ReplicasError``.
     """
-    kind = obj.get("kind")
+    kind = str(obj.get("kind"))
     if kind == "DaemonSet":
         return None
+    if kind in _NOT_COUNTED and _api_group(obj) not in ("", "apps", "batch"):
+        raise NotCounted(f"{_name(obj)}: plan and admission do not count this kind's pods "
+                         f"({_NOT_COUNTED[kind]})")
+    if kind in _NO_PODS:
+        return 0
+    total = 1
+    for path, default, minus in _factors(obj, kind, template):
+        total *= max(_read(obj, path, default) - minus, 0)
+    return total
+
+
+def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]:
     if kind == "Pod" or not template:
-        return 1
-    parent = _get(obj, template[:-1])
-    key = "parallelism" if kind in ("Job", "CronJob") else "replicas"
-    value = parent.get(key) if isinstance(parent, Mapping) else None
-    count = 1 if value is None else _count(value)
+        return []
+    parent = template[:-1]
+    if kind == "LeaderWorkerSet":  # spec.replicas groups of `size` pods, one the leader
+        groups: list[_Factor] = [(("spec", "replicas"), 1, 0)]
+        worker = template[-1] == "workerTemplate"
+        return groups + ([((*parent, "size"), 1, 1)] if worker else [])
+    if kind == "JobSet":  # each replicated job: replicas Jobs of parallelism pods
+        return [((*template[:-3], "replicas"), 1, 0), ((*parent, "parallelism"), 1, 0)]
+    if kind == "InferenceService":  # ComponentExtensionSpec.minReplicas, default 1
+        return [((*template, "minReplicas"), 1, 0)]
+    if kind == "LLMInferenceService":  # WorkloadSpec.replicas of spec or spec.prefill
+        return [((*template, "replicas"), 1, 0)]
+    if kind in ("StormService", "RayClusterFleet"):  # spec.replicas copies of the set
+        return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0)]
+    if kind in ("Job", "CronJob") and _api_group(obj) != "batch.volcano.sh":
+        return [((*parent, "parallelism"), 1, 0)]
+    return [((*parent, "replicas"), 1, 0)]
+
+
+def _read(obj: Mapping[str, Any], path: Path, default: int) -> int:
+    parent = _get_or_none(obj, path[:-1])
+    value = parent.get(path[-1]) if isinstance(parent, Mapping) else None
+    count = default if value is None else _count(value)
     if count is None:
-        path = (*template[:-1], key)
         detail = (f"{format_path(path)} {_shown(value)} is not a replica count "
                   f"(Kubernetes takes an integer from 0 to {MAX_REPLICAS})")
         raise ReplicasError(_name(obj), detail, path)
     return count
+
+
+def _get_or_none(node: Any, path: Path) -> Any:
+    """The value at ``path``, ``None`` where a step is missing (a path without ``*``
+    expands to itself or to nothing)."""
+    return _get(node, path) if any(True for _ in expand(node, path)) else None
+
+
+def _api_group(obj: Mapping[str, Any]) -> str:
+    api = obj.get("apiVersion")
+    return api.rpartition("/")[0] if isinstance(api, str) else ""
 
 
 def _name(obj: Mapping[str, Any]) -> str:

@@ -16,11 +16,13 @@ from typing import Any
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
-from tfpolicy.edits import Path, get_path
+from tfpolicy.admission.placeholders import refuse_placeholders
+from tfpolicy.edits import Path
 from tfpolicy.engine import objects
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, template_label
-from tfpolicy.workloads import Registry, replicas_of
+from tfpolicy.views import View
+from tfpolicy.workloads import NotCounted, Registry, replicas_of
 
 _TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
 
@@ -34,7 +36,7 @@ class Admitted:
     name: str
     template: str  # "" for a single template, else e.g. "Worker"
     index: int  # the template's index within its object
-    replicas: int | None  # None: one per node (DaemonSet)
+    replicas: int | None  # None: one per node (DaemonSet), or a kind tfpolicy does not count
     taken_over: int | None
     admission: Admission
 
@@ -76,22 +78,27 @@ def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> l
 def _admit_doc(doc: Document, registry: Registry, webhook: WebhookConfig,
                namespace: str) -> Iterator[Admitted]:
     for base, obj in objects(doc.data):
-        paths = registry.templates(obj)
-        for index, path in enumerate(paths):
-            yield _admit_one(doc.file, obj, base, path, index if len(paths) > 1 else None,
+        views = registry.views(obj)
+        for index, view in enumerate(views):
+            yield _admit_one(doc.file, obj, base, view, index if len(views) > 1 else None,
                              webhook, namespace)
 
 
-def _admit_one(file: str, obj: Mapping[str, Any], base: Path, path: Path, index: int | None,
+def _admit_one(file: str, obj: Mapping[str, Any], base: Path, view: View, index: int | None,
                webhook: WebhookConfig, namespace: str) -> Admitted:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
     kind, name = str(obj.get("kind", "")), str(meta.get("name") or "")
     ns = str(meta.get("namespace") or namespace)
-    replicas = replicas_of(obj, path)
+    path, template = view.path, view.template
+    refuse_placeholders(template, webhook.resources, lambda p: base + (view.real(p) or path),
+                        file, f"{kind}/{name}")
+    try:
+        replicas = replicas_of(obj, path)
+    except NotCounted:
+        replicas = None
     ctx = AdmissionContext(ns, name, owner_kind=kind, replicas=replicas, webhook=webhook,
                            generate_name=str(meta.get("generateName") or ""))
-    template = get_path(obj, path)
     admission = admit(template, ctx)
     taken = None
     if admission.decision in _TAKEN and replicas is not None:

@@ -13,12 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.edits import Path, get_path
 from tfpolicy.engine import objects
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpu import GpuResources
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
-from tfpolicy.workloads import Registry, replicas_of
+from tfpolicy.workloads import NotCounted, Registry, replicas_of
 
+_GPUS = GpuResources()  # the vendors' names: a placeholder count is refused wherever it is
 _INT_OR_PERCENT = re.compile(r"^[0-9]+%$")
 
 
@@ -45,14 +48,20 @@ class Unit:
 
 def units_of(docs: list[Document], registry: Registry, namespace: str,
              daemon_replicas: int) -> list[Unit]:
-    """Every pod template of every object, in document order."""
+    """Every whole pod template of every object, in document order. A kind whose pod count
+    tfpolicy does not derive, and a pod whose parts live apart (an InferenceService, whose
+    edits the steps cannot apply to a template), are left out: the engine says so in each
+    step's warnings (``pods-not-counted``)."""
     found = []
     for number, doc in enumerate(docs):
         for base, obj in objects(doc.data):
             paths = registry.templates(obj)
             for path in paths:
-                found.append(_unit(obj, number, base, path, len(paths) > 1, namespace,
-                                   daemon_replicas, doc.file))
+                try:
+                    found.append(_unit(obj, number, base, path, len(paths) > 1, namespace,
+                                       daemon_replicas, doc.file))
+                except NotCounted:
+                    continue
     return found
 
 
@@ -63,6 +72,8 @@ def _unit(obj: Mapping[str, Any], doc: int, base: Path, path: Path, many: bool, 
     kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
     ns = str(meta.get("namespace") or namespace)
     key = f"{kind}/{ns}/{name}" + (f"/{template_label(path)}" if many else "")
+    refuse_placeholders(get_path(obj, path), _GPUS, lambda p: base + path + p, file,
+                        f"{kind}/{name}")
     replicas = replicas_of(obj, path)
     return Unit(key, kind, ns, name, doc, base + path,
                 daemon_replicas if replicas is None else replicas, strategy_of(obj, file))

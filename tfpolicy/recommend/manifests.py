@@ -22,7 +22,7 @@ def gpu_workloads(documents: Iterable[Any], namespace: str) -> list[GpuWorkload]
     found: dict[WorkloadId, GpuWorkload] = {}
     for data in documents:
         for _, obj in objects(data):
-            templates = [_at(obj, path) for path in registry.templates(obj)]
+            templates = [view.template for view in registry.views(obj)]
             # an opted-out template is never migrated, so it needs no size (DESIGN §1)
             gpu = [t for t in templates
                    if is_gpu_workload(t, gpus) and labels_of(t).get(ENABLED) != "false"]
@@ -30,13 +30,6 @@ def gpu_workloads(documents: Iterable[Any], namespace: str) -> list[GpuWorkload]
                 workload = GpuWorkload(_id(obj, namespace), _qos(gpu))
                 found.setdefault(workload.id, workload)
     return sorted(found.values(), key=lambda w: w.id)
-
-
-def _at(obj: Mapping[str, Any], path: tuple[str | int, ...]) -> Any:
-    node: Any = obj
-    for key in path:
-        node = node[key]
-    return node
 
 
 def _id(obj: Mapping[str, Any], namespace: str) -> WorkloadId:

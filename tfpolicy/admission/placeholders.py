@@ -1,0 +1,54 @@
+"""Unrendered templates are not manifests: a GPU count such as ``$GPU_PER_NODE`` is refused.
+
+The API server would refuse such a pod, and a simulation that read it as some
+count would be wrong (issue 14 §3); the stages refuse it the same way
+(``invalid-quantity``), so ``admission`` and ``plan`` do too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from tfpolicy.edits import Path, format_path
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpu import GpuResources
+
+# envsubst/shell (`$GPUS`, `${GPUS}`) or Go template (`{{ .gpus }}`) syntax left unrendered.
+_PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{\{")
+
+
+class PlaceholderError(TfpolicyError):
+    """A GPU quantity that is a placeholder; ``path`` (from the document's root) is where
+    it is, so the caller that holds the text can give its line."""
+
+    def __init__(self, message: str, file: str, path: Path) -> None:
+        super().__init__(message, file=file)
+        self.path = path
+
+
+def refuse_placeholders(template: Any, gpus: GpuResources, real: Callable[[Path], Path],
+                        file: str, workload: str) -> None:
+    """Raise :class:`PlaceholderError` at the first GPU quantity of ``template`` (a pod
+    template; ``real`` maps its paths to the document's) that is a placeholder."""
+    for path, value in _gpu_values(template, gpus):
+        if isinstance(value, str) and _PLACEHOLDER.search(value):
+            full = real(path)
+            shown = value if len(value) <= 32 else value[:29] + "..."
+            raise PlaceholderError(
+                f"{workload}: {format_path(full)}: {shown!r} is a placeholder, not a quantity: "
+                "render the manifest first (envsubst, helm template, ...)", file, full)
+
+
+def _gpu_values(template: Any, gpus: GpuResources) -> Iterator[tuple[Path, Any]]:
+    spec = template.get("spec") if isinstance(template, Mapping) else None
+    for field in ("initContainers", "containers"):
+        items = spec.get(field) if isinstance(spec, Mapping) else None
+        for index, container in enumerate(items if isinstance(items, list) else []):
+            resources = container.get("resources") if isinstance(container, Mapping) else None
+            for section in ("limits", "requests"):
+                entries = resources.get(section) if isinstance(resources, Mapping) else None
+                for name, value in entries.items() if isinstance(entries, Mapping) else ():
+                    if name in gpus:
+                        yield ("spec", field, index, "resources", section, name), value

@@ -1,0 +1,150 @@
+"""A pod's shape as the stages read it, and the way back to where its parts really are.
+
+A kind that embeds a whole pod template is read in place. For one whose parts
+live apart (:class:`tfpolicy.kinds.Shape`), the engine builds a view shaped like
+a pod template — ``{metadata: {labels, annotations}, spec: {..., containers}}``
+— from the real fields, the stages run on it unchanged, and :meth:`View.real`
+maps each edit's path back (DESIGN §1: one description of a change).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from tfpolicy.edits import Edit, Op, Path, diff
+from tfpolicy.kinds import ANY, Pattern, Shape
+
+_META_KEYS = ("labels", "annotations")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One pod's template; ``meta is None``: the real template at ``path`` itself."""
+
+    path: Path  # the template, or the shape's anchor, from the object's root
+    template: Any
+    meta: Path | None = None  # the mapping with the pod's labels and annotations
+    spec: Path | None = None  # the mapping with its pod-level fields
+    containers: tuple[Path, ...] = ()
+    refused: str = ""  # why this pod is reported rather than migrated
+
+    def real(self, path: Path) -> Path | None:
+        """Where a path of the view is in the object; ``None``: nowhere one edit can go."""
+        if self.meta is None:
+            return self.path + path
+        if path[:1] == ("metadata",) and len(path) > 1:
+            return self.meta + path[1:]
+        if path == ("metadata",) and len(self.meta) > len(self.path):
+            return self.meta  # a mapping of its own, as Argo's template metadata
+        if path[:2] == ("spec", "containers"):  # the list itself has no one place
+            index = path[2] if len(path) > 2 else None
+            if isinstance(index, int) and index < len(self.containers):
+                return self.containers[index] + path[3:]
+            return None
+        if path[:1] == ("spec",) and len(path) > 1 and self.spec is not None:
+            return self.spec + path[1:]
+        return None
+
+    def shifted(self, prefix: Path) -> View:
+        """The same view, for an object embedded at ``prefix`` (a Katib trialSpec)."""
+        def move(path: Path | None) -> Path | None:
+            return None if path is None else prefix + path
+        return replace(self, path=prefix + self.path, meta=move(self.meta), spec=move(self.spec),
+                       containers=tuple(prefix + c for c in self.containers))
+
+
+def real_edits(view: View, edits: list[Edit]) -> list[Edit] | None:
+    """``edits`` of the view at their real paths; ``None`` when one has no place to go."""
+    out = []
+    for edit in _split_metadata(view, edits):
+        path = view.real(edit.path)
+        if path is None:
+            return None
+        out.append(replace(edit, path=path))
+    return out
+
+
+def _split_metadata(view: View, edits: list[Edit]) -> Iterator[Edit]:
+    """A whole ``metadata`` set where it shares its mapping with other fields (KServe's
+    component): one edit per label and annotation map instead."""
+    for edit in edits:
+        if edit.path != ("metadata",) or view.real(edit.path) is not None:
+            yield edit
+            continue
+        old = view.template.get("metadata") or {}
+        new = edit.value if edit.op is Op.SET and isinstance(edit.value, Mapping) else {}
+        yield from diff(old, dict(new), ("metadata",))
+
+
+def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
+    """The view of the pod whose parts ``shape`` names, under the component at ``anchor``."""
+    node = _at(obj, anchor)
+    meta = _at(node, shape.meta)
+    shared = _at(node, shape.shared) if shape.shared is not None else None
+    spec_node = _at(node, shape.spec) if shape.spec is not None else None
+    paths, items = _containers(obj, anchor, shape)
+    if isinstance(shared, Mapping):  # refused, but its GPUs are still seen and reported
+        items += [c for c in _as_list(shared.get("containers")) if isinstance(c, Mapping)]
+    template: dict[str, Any] = {}
+    if isinstance(meta, Mapping):
+        template["metadata"] = {k: copy.deepcopy(meta[k]) for k in _META_KEYS if k in meta}
+    skip = {"containers", *_META_KEYS, *(p[0] for p, _ in shape.containers)}
+    spec = {k: copy.deepcopy(v) for k, v in spec_node.items()
+            if k not in skip} if isinstance(spec_node, Mapping) else {}
+    template["spec"] = {**spec, "containers": items}
+    return View(anchor, template, anchor + shape.meta,
+                None if shape.spec is None else anchor + shape.spec, tuple(paths),
+                shape.why if isinstance(shared, Mapping) else "")
+
+
+def _containers(obj: Mapping[str, Any], anchor: Path,
+                shape: Shape) -> tuple[list[Path], list[Any]]:
+    paths: list[Path] = []
+    items: list[Any] = []
+    for pattern, default in shape.containers:
+        for path in expand(obj, (*anchor, *pattern)):
+            found = _at(obj, path)
+            if isinstance(found, Mapping):
+                item = copy.deepcopy(dict(found))
+                if default and not item.get("name"):
+                    item["name"] = default  # the name the controller gives it
+                paths.append(path)
+                items.append(item)
+    return paths, items
+
+
+def expand(node: Any, pattern: Pattern, prefix: Path = ()) -> Iterator[Path]:
+    """The concrete paths in ``node`` that match ``pattern`` (``*``: every key or item)."""
+    if not pattern:
+        yield prefix
+        return
+    head, rest = pattern[0], pattern[1:]
+    if head == ANY:
+        keys: list[Any] = (sorted(node, key=str) if isinstance(node, Mapping)
+                           else list(range(len(node))) if isinstance(node, list) else [])
+        for key in keys:
+            yield from expand(node[key], rest, (*prefix, key))
+    elif _has(node, head):
+        yield from expand(node[head], rest, (*prefix, head))
+
+
+def _has(node: Any, key: str | int) -> bool:
+    if isinstance(node, Mapping):
+        return key in node
+    return isinstance(node, list) and isinstance(key, int) and key < len(node)
+
+
+def _at(node: Any, path: Pattern) -> Any:
+    """The value at ``path``, or ``None`` where a step is missing."""
+    for item in path:
+        if not _has(node, item):
+            return None
+        node = node[item]
+    return node
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
