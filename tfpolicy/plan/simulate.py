@@ -19,7 +19,7 @@ from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
-from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, summarize
+from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
 from tfpolicy.plan.templates import step_templates
 from tfpolicy.plan.units import Document, Unit, template_at, units_of
 from tfpolicy.scheduler import (
@@ -195,10 +195,10 @@ def _simulate(base: StepReport, transitions: list[Transition], rejected: tuple[M
                             allocator.ledger)
     result = simulate_step(allocator, transitions, concurrent)
     if result.fits:
-        return report_after(base, allocator.ledger)
-    return report_after(replace(base, status=Status.DOES_NOT_FIT,
-                                unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
-                        allocator.ledger)
+        return report_rolled(base, result, allocator.ledger)
+    return report_rolled(replace(base, status=Status.DOES_NOT_FIT,
+                                 unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
+                         result, allocator.ledger)
 
 
 def _counts(state: _State) -> PodCounts:
