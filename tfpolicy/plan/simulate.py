@@ -20,7 +20,7 @@ from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_docume
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
 from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
-from tfpolicy.plan.templates import step_templates
+from tfpolicy.plan.templates import StepCache, step_templates
 from tfpolicy.plan.units import Document, Unit, template_at, units_of
 from tfpolicy.scheduler import (
     FastAllocator,
@@ -62,6 +62,7 @@ class _State:
 
     templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     pods: dict[str, UnitPods] = field(default_factory=dict)
+    planned: StepCache = field(default_factory=StepCache)  # the engine's results, per document
 
 
 def run_plan(given: PlanInput) -> Plan:
@@ -150,7 +151,7 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
           state: _State, given: PlanInput) -> StepReport:
     documents = step_documents(list(given.policies), step)
     policies = policy_set(documents, given.file, given.webhook.resources)
-    templates, messages = step_templates(docs, units, policies, given.namespace)
+    templates, messages = step_templates(docs, units, policies, given.namespace, state.planned)
     transitions, rejected = [], []
     for unit in units:
         template = templates[unit.key]
