@@ -8,8 +8,10 @@ exits 2 with nothing written; then runs the pure plan, prints it, and with
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,29 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
          operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
          rollout: str, consolidate: bool, emit_policies: str | None, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory."""
+    with _few_collections():
+        return _plan(policies, inventory, values, namespaces, operator, namespace, steps, fmt,
+                     output, rollout, consolidate, emit_policies, paths)
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector rarely: a fleet's plan makes millions of small,
+    short-lived objects (copies of templates, pod records) that hold no cycles, and each
+    collection walks every parsed manifest again; on the bench fleet that was a tenth of
+    the run."""
+    before = gc.get_threshold()
+    gc.set_threshold(50_000, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
+          operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
+          rollout: str, consolidate: bool, emit_policies: str | None,
+          paths: tuple[str, ...]) -> int:
     ladder = parse_ladder(steps)
     tell = _progress()
     if tell is not None:
