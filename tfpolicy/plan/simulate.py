@@ -155,7 +155,7 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
     transitions, rejected = [], []
     for unit in units:
         template = templates[unit.key]
-        if template == state.templates[unit.key]:
+        if template is state.templates[unit.key] or template == state.templates[unit.key]:
             continue
         pods = unit_pods(unit, template, step.number, given.webhook)
         if pods.error:

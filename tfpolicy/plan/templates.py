@@ -37,12 +37,13 @@ class StepCache:
     matching: tuple[Any, ...] = ()  # what selection read off the policies: a change resets
     selecting: dict[int, tuple[int, ...]] = field(default_factory=dict)
     last: dict[int, tuple[tuple[Any, ...], DocResult]] = field(default_factory=dict)
+    templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # per unit, the last
 
     def follow(self, policies: PolicySet) -> None:
         """Forget everything if the policies select differently (no ladder step does that)."""
         matching = tuple((p.match, p.exclude, p.template_kinds) for p in policies.policies)
         if matching != self.matching:
-            self.matching, self.selecting, self.last = matching, {}, {}
+            self.matching, self.selecting, self.last, self.templates = matching, {}, {}, {}
 
 
 def _nowhere(path: Path) -> tuple[int, int]:
@@ -62,31 +63,36 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
     messages: list[str] = []
     for number, members in sorted(by_doc.items()):
         doc = docs[number]
-        result = _planned(number, doc, policies, namespace, cache)
+        result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
                         if f.severity >= Severity.WARNING)
         for unit in members:
+            if again and cache is not None and unit.key in cache.templates:
+                templates[unit.key] = cache.templates[unit.key]
+                continue
             templates[unit.key] = _edited(template_at(doc, unit.path), unit.path, result.edits)
+            if cache is not None:
+                cache.templates[unit.key] = templates[unit.key]
     return templates, tuple(sorted(set(messages)))
 
 
 def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
-             cache: StepCache | None) -> DocResult:
-    """``plan_document``, or its last result when nothing it depends on changed."""
+             cache: StepCache | None) -> tuple[DocResult, bool]:
+    """``plan_document``, or its last result when nothing it depends on changed (True)."""
     if cache is None:
         return plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
-                                                           namespace))
+                                                           namespace)), False
     if number not in cache.selecting:
         cache.selecting[number] = _selecting(doc, policies, namespace)
     key = (tuple((p.gpu_resources, p.template_kinds) for p in policies.policies),
            tuple(policies.policies[i] for i in cache.selecting[number]))
     last = cache.last.get(number)
     if last is not None and last[0] == key:
-        return last[1]
+        return last[1], True
     result = plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
                                                          namespace))
     cache.last[number] = (key, result)
-    return result
+    return result, False
 
 
 def _selecting(doc: Document, policies: PolicySet, namespace: str) -> tuple[int, ...]:
