@@ -27,6 +27,7 @@ from tfpolicy.scheduler.rules import (
     is_device_plugin,
     node_score,
     pick_gpus,
+    pick_on_node,
     pick_whole_gpus,
     pod_reason,
     resolve_pool,
@@ -81,6 +82,9 @@ class FastAllocator:
 
     def find(self, pod: PodRequest) -> Choice | None:
         """`choose` without the diagnosis, which scans every GPU: for callers that retry."""
+        if pod.node is not None:
+            gpus = pick_on_node(self._ledger, pod, pod.node)
+            return None if gpus is None else Choice(pod.node, gpus)
         return self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
 
     def _choose_tf(self, pod: PodRequest) -> Choice | None:

@@ -42,6 +42,7 @@ class Reason(IntEnum):
     PARTITIONED_NOT_SIMULATED = 14
     NATIVE_NODE_UNMANAGED = 15
     NATIVE_NODE_IN_USE = 16
+    NODE_AFFINITY = 17
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -62,6 +63,7 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.PARTITIONED_NOT_SIMULATED: "partitioned isolation is not simulated",
     Reason.NATIVE_NODE_UNMANAGED: "node has no GPU objects (progressive migration)",
     Reason.NATIVE_NODE_IN_USE: "node runs TensorFusion workers (progressive migration)",
+    Reason.NODE_AFFINITY: "node(s) didn't match Pod's node affinity/selector",
 }
 
 
@@ -187,6 +189,18 @@ def pick_whole_gpus(ledger: Ledger, node: str, pod: PodRequest) -> tuple[str, ..
         return None
     free = [s.gpu.name for s in ledger.node_gpus[node] if dp_reason(s, pod) is None]
     return tuple(free[: pod.count]) if len(free) >= pod.count else None
+
+
+def pick_on_node(ledger: Ledger, pod: PodRequest, node: str) -> tuple[str, ...] | None:
+    """A node-bound pod's GPUs on its node, or None: the only node it may take."""
+    if node not in ledger.node_gpus:
+        return None
+    if is_device_plugin(pod):
+        return pick_whole_gpus(ledger, node, pod)
+    pool = resolve_pool(ledger, pod)
+    if pool is None or pod_reason(ledger, pod) is not None:
+        return None
+    return pick_gpus(ledger, node, pool, pod)
 
 
 def is_device_plugin(pod: PodRequest) -> bool:
