@@ -128,7 +128,7 @@ def _write(report: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(report)
         return
-    install_file(Path(output), report.encode(), 0o644)
+    install_file(Path(output), report.encode(), 0o644, elsewhere="another -o FILE")
     sys.stderr.write(f"plan: report written to {output}\n")
 
 
