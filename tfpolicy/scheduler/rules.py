@@ -173,8 +173,11 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
     """
     if node in ledger.cordoned or ledger.workers_full(node, pool):
         return None
-    policy = ledger.settings.isolation_policy
-    valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]
+    policy, name = ledger.settings.isolation_policy, pool.name
+    # Hot: the two inline tests are gpu_reason's own (another pool, a device-plugin GPU),
+    # checked without a call for the GPUs they drop.
+    valid = [s for s in ledger.node_gpus[node] if s.dp_pod is None and s.gpu.pool == name
+             and gpu_reason(pool, s, pod, policy) is None]
     if len(valid) < pod.count:
         return None
     if len(valid) > pod.count:
