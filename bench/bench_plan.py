@@ -1,6 +1,7 @@
 """Time the full default plan on a generated fleet, then on twice that (issue 4, performance).
 
-``python bench/bench_plan.py [--nodes 1000] [--workloads 1500]`` builds, from a
+``python bench/bench_plan.py [--nodes 1000] [--workloads 1500] [--repeat 3]
+[--whole-only]`` builds, from a
 fixed seed, a compact Inventory of ``nodes`` × 8 GPUs in two pools (A100 and
 H100 in ``train``, L40S and L4 in ``infer``, the default) and rendered
 manifests of ``workloads`` GPU workloads, about 10,000 pods at the base size:
@@ -21,6 +22,11 @@ the user runs (interpreter start, reading the files, every step,
 consolidation, writing the report with ``-o``) at both sizes, the figure
 the performance target is about (≤ 5 s, doubling ≤ 2.2×), and how many of
 the nodes the lower bound allows the consolidation frees (target ≥ 90 %).
+The whole-process runs are paired: each round runs the base fleet and then
+the doubled one, so load from other processes on a shared machine hits both
+alike; the figures are the fastest round of each, in CPU seconds (user +
+system of the child) and wall seconds, and the ratio is taken on CPU.
+``--whole-only`` skips the in-process timing.
 A report, not a test: it always exits 0.
 """
 
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -153,20 +160,46 @@ def _line(label: str, elapsed: float, plan: Plan, pods: int) -> str:
             f"GPUs in use {s.gpus_before} -> {s.gpus_after}")
 
 
-def whole_process(nodes: int, workloads: int) -> tuple[float, dict[str, Any]]:
-    """Wall time of ``tfpolicy plan`` as a user runs it, and its JSON report."""
+def fleet_folder(where: Path, nodes: int, workloads: int) -> Path:
+    """The three input files of one fleet size, written once for every round."""
+    where.mkdir()
+    (where / "inventory.yaml").write_text(inventory_text(nodes))
+    (where / "manifests.yaml").write_text(manifests_text(workloads))
+    (where / "policies.yaml").write_text(POLICIES)
+    return where
+
+
+def whole_process(where: Path) -> tuple[float, float, dict[str, Any]]:
+    """CPU and wall seconds of ``tfpolicy plan`` as a user runs it, and its JSON report."""
+    command = [sys.executable, "-m", "tfpolicy.cli", "plan", "-p", "policies.yaml",
+               "--inventory", "inventory.yaml", "--format", "json", "-o", "plan.json",
+               "manifests.yaml"]
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=where, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    _, _, used = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    child.returncode = 0  # reaped by wait4 above
+    return used.ru_utime + used.ru_stime, elapsed, json.loads((where / "plan.json").read_text())
+
+
+def paired(nodes: int, workloads: int, rounds: int) -> None:
+    """Base and doubled fleets back to back per round; the fastest round of each."""
+    best: dict[str, tuple[float, float, dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        where = Path(folder)
-        (where / "inventory.yaml").write_text(inventory_text(nodes))
-        (where / "manifests.yaml").write_text(manifests_text(workloads))
-        (where / "policies.yaml").write_text(POLICIES)
-        command = [sys.executable, "-m", "tfpolicy.cli", "plan", "-p", "policies.yaml",
-                   "--inventory", "inventory.yaml", "--format", "json", "-o", "plan.json",
-                   "manifests.yaml"]
-        start = time.perf_counter()
-        subprocess.run(command, cwd=where, check=False, capture_output=True)
-        elapsed = time.perf_counter() - start
-        return elapsed, json.loads((where / "plan.json").read_text())
+        sizes = {"base": fleet_folder(Path(folder) / "base", nodes, workloads),
+                 "doubled": fleet_folder(Path(folder) / "doubled", nodes * 2, workloads * 2)}
+        for _ in range(rounds):
+            for label, where in sizes.items():
+                cpu, wall, report = whole_process(where)
+                if label not in best or cpu < best[label][0]:
+                    best[label] = (cpu, wall, report)
+    for label, target in (("base", " (target <= 5 s)"), ("doubled", "")):
+        cpu, wall, report = best[label]
+        print(f"whole process, {label:7}: {cpu:6.2f} s CPU, {wall:6.2f} s wall{target}; "
+              f"{_drained(report)}")
+    ratio = best["doubled"][0] / best["base"][0]
+    print(f"whole-process ratio (CPU): {ratio:.2f} (target <= 2.2)")
 
 
 def _drained(report: dict[str, Any]) -> str:
@@ -183,17 +216,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1000)
     parser.add_argument("--workloads", type=int, default=1500)
+    parser.add_argument("--repeat", type=int, default=3, help="paired whole-process rounds")
+    parser.add_argument("--whole-only", action="store_true",
+                        help="only the whole-process figures")
     args = parser.parse_args()
-    base = run(args.nodes, args.workloads)
-    print(_line("base   ", *base), "(target < 10 s)")
-    double = run(args.nodes * 2, args.workloads * 2)
-    print(_line("doubled", *double))
-    print(f"ratio: {double[0] / base[0]:.2f} (target <= 2.5)")
-    whole = whole_process(args.nodes, args.workloads)
-    print(f"whole process, base   : {whole[0]:6.2f} s (target <= 5 s); {_drained(whole[1])}")
-    twice = whole_process(args.nodes * 2, args.workloads * 2)
-    print(f"whole process, doubled: {twice[0]:6.2f} s; {_drained(twice[1])}")
-    print(f"whole-process ratio: {twice[0] / whole[0]:.2f} (target <= 2.2)")
+    if not args.whole_only:
+        base = run(args.nodes, args.workloads)
+        print(_line("base   ", *base), "(target < 10 s)")
+        double = run(args.nodes * 2, args.workloads * 2)
+        print(_line("doubled", *double))
+        print(f"ratio: {double[0] / base[0]:.2f} (target <= 2.5)")
+    paired(args.nodes, args.workloads, max(args.repeat, 1))
     return 0
 
 

@@ -222,16 +222,17 @@ def _sync_folder(folder: Path) -> None:
             os.close(fd)
 
 
-def install_file(path: Path, data: bytes, mode: int) -> None:
+def install_file(path: Path, data: bytes, mode: int, elsewhere: str = "another path") -> None:
     """Create or replace ``path`` atomically with ``mode``; a symlink there is refused.
 
     Writing through a link would overwrite (and chmod) whatever file it
-    points at, which is not tfpolicy's to change.
+    points at, which is not tfpolicy's to change. ``elsewhere`` says what
+    the user can choose instead (the caller's option: ``another -o FILE``).
     """
     if path.is_symlink():
         raise TfpolicyError(f"is a symlink to {os.readlink(path)}: not overwriting what it "
-                            "points at (remove the link, or choose another --plugin-home)",
-                            file=str(path))
+                            f"points at (nothing was written; remove the link, or choose "
+                            f"{elsewhere})", file=str(path))
     try:
         _install(path, data, mode)
     except OSError as exc:  # a folder in the way, a read-only home

@@ -11,7 +11,7 @@ warned about, since that pod would start and fail on the GPU it expects.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
@@ -73,20 +73,24 @@ def enabled_replicas_cap(template: Mapping[str, Any]) -> int | None:
 
 def _pods(unit: Unit, step: int, first: Admission, rest: Admission, taken: int,
           webhook: WebhookConfig) -> UnitPods:
-    pods: list[PodRequest] = []
-    native = no_gpu = 0
-    for i in range(unit.replicas):
-        name = f"{pod_prefix(unit)}-s{step}-{i}"
-        if i < taken and first.allocation is not None:
-            pods.append(tf_request(name, unit.key, first.allocation))
-            continue
-        request = _unmutated(name, unit, rest, webhook)
-        native += request is not None
-        no_gpu += request is None
-        if request is not None:
-            pods.append(request)
+    # Every pod of a unit asks for one of two things: build each request once, then name it.
+    taken = min(taken, unit.replicas) if first.allocation is not None else 0
+    head = tf_request("", unit.key, first.allocation) if first.allocation and taken else None
+    tail = _unmutated("", unit, rest, webhook) if taken < unit.replicas else None
+    prefix, left = f"{pod_prefix(unit)}-s{step}-", unit.replicas - taken
+    pods = _named(head, prefix, range(taken)) + _named(tail, prefix, range(taken, unit.replicas))
+    native, no_gpu = (left, 0) if tail is not None else (0, left)
     return UnitPods(tuple(pods), len(pods) - native, native, no_gpu,
                     warnings=_warnings(unit, first, no_gpu))
+
+
+def _named(request: PodRequest | None, prefix: str, ordinals: range) -> list[PodRequest]:
+    """Copies of ``request`` named ``<prefix><i>`` (positional: the name is the first field,
+    and this runs once per simulated pod)."""
+    if request is None:
+        return []
+    rest = [getattr(request, f.name) for f in fields(PodRequest)[1:]]
+    return [PodRequest(f"{prefix}{i}", *rest) for i in ordinals]
 
 
 def _unmutated(name: str, unit: Unit, admission: Admission,

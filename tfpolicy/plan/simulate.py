@@ -17,20 +17,23 @@ from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
+from tfpolicy.plan.pauses import pause_warning, with_pause
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
-from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, summarize
-from tfpolicy.plan.templates import step_templates
+from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
+from tfpolicy.plan.templates import StepCache, step_templates
 from tfpolicy.plan.units import Document, Unit, template_at, units_of
 from tfpolicy.scheduler import (
     FastAllocator,
     Inventory,
     Ledger,
     PodKind,
+    PodRequest,
     SchedulerSettings,
     StrategyType,
     Transition,
     consolidate,
+    paused_target,
     place_pods,
     simulate_step,
 )
@@ -62,6 +65,7 @@ class _State:
 
     templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     pods: dict[str, UnitPods] = field(default_factory=dict)
+    planned: StepCache = field(default_factory=StepCache)  # the engine's results, per document
 
 
 def run_plan(given: PlanInput) -> Plan:
@@ -100,7 +104,8 @@ def _tell(given: PlanInput, what: str) -> None:
 def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
     """Templates that ask for a GPU, or are TensorFusion pods already (at most MAX_PODS pods)."""
     daemon = len(given.inventory.nodes)
-    found = [u for u in units_of(docs, policies.registry, given.namespace, daemon)
+    found = [with_pause(u, docs[u.doc])
+             for u in units_of(docs, policies.registry, given.namespace, daemon)
              if _uses_gpu(template_at(docs[u.doc], u.path), policies)]
     total = 0
     for unit in found:
@@ -131,7 +136,7 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
     rejected = []
     for unit in units:
         template = template_at(docs[unit.doc], unit.path)
-        pods = unit_pods(unit, template, 0, given.webhook)
+        pods = _on_each_node(unit, unit_pods(unit, template, 0, given.webhook), given.inventory)
         state.templates[unit.key], state.pods[unit.key] = template, pods
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
@@ -146,15 +151,24 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
                                    warnings=_warnings(state)), allocator.ledger)
 
 
+def _on_each_node(unit: Unit, pods: UnitPods, inventory: Inventory) -> UnitPods:
+    """A DaemonSet's pods, one bound to each node of the inventory (its controller creates
+    one per node with that node's affinity); its rollouts keep each node's pod there."""
+    if unit.kind != "DaemonSet" or len(pods.pods) != len(inventory.nodes):
+        return pods
+    return replace(pods, pods=tuple(replace(p, node=n.name)
+                                    for p, n in zip(pods.pods, inventory.nodes, strict=True)))
+
+
 def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAllocator,
           state: _State, given: PlanInput) -> StepReport:
     documents = step_documents(list(given.policies), step)
     policies = policy_set(documents, given.file, given.webhook.resources)
-    templates, messages = step_templates(docs, units, policies, given.namespace)
+    templates, messages = step_templates(docs, units, policies, given.namespace, state.planned)
     transitions, rejected = [], []
     for unit in units:
         template = templates[unit.key]
-        if template == state.templates[unit.key]:
+        if template is state.templates[unit.key] or template == state.templates[unit.key]:
             continue
         pods = unit_pods(unit, template, step.number, given.webhook)
         if pods.error:
@@ -172,18 +186,28 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
 
 def kept_pods(unit: Unit, old: UnitPods, new: UnitPods) -> UnitPods:
     """What runs after the rollout: a StatefulSet keeps its ordinals below ``partition``
-    on the old template, and with `OnDelete` keeps every pod until someone deletes it."""
+    on the old template, and with `OnDelete` keeps every pod until someone deletes it; a
+    canary held at a `pause` keeps the old pods its weight leaves (the newest: the
+    controller scales the old ReplicaSet down from the front)."""
     strategy = unit.strategy
+    paused = paused_target(strategy, len(new.pods))
+    if paused is not None:
+        keep = min(len(new.pods) - paused, len(old.pods))
+        return _mixed(new, old.pods[len(old.pods) - keep:] + new.pods[:paused],
+                      pause_warning(unit, keep, keep + paused))
     if strategy is None or strategy.type not in (StrategyType.ORDERED, StrategyType.ON_DELETE):
         return new
     keep = len(old.pods) if strategy.type is StrategyType.ON_DELETE else strategy.partition
     if keep == 0:
         return new
-    pods = old.pods[:keep] + new.pods[keep:]
-    native = sum(p.kind is PodKind.DEVICE_PLUGIN for p in pods)
     warning = (f"{unit.key}: updateStrategy OnDelete: its pods keep the old template until "
                "they are deleted" if strategy.type is StrategyType.ON_DELETE else
                f"{unit.key}: partition {keep}: ordinals below it keep the old template")
+    return _mixed(new, old.pods[:keep] + new.pods[keep:], warning)
+
+
+def _mixed(new: UnitPods, pods: tuple[PodRequest, ...], warning: str) -> UnitPods:
+    native = sum(p.kind is PodKind.DEVICE_PLUGIN for p in pods)
     return replace(new, pods=pods, tensor_fusion=len(pods) - native, native=native,
                    warnings=(*new.warnings, warning))
 
@@ -195,10 +219,10 @@ def _simulate(base: StepReport, transitions: list[Transition], rejected: tuple[M
                             allocator.ledger)
     result = simulate_step(allocator, transitions, concurrent)
     if result.fits:
-        return report_after(base, allocator.ledger)
-    return report_after(replace(base, status=Status.DOES_NOT_FIT,
-                                unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
-                        allocator.ledger)
+        return report_rolled(base, result, allocator.ledger)
+    return report_rolled(replace(base, status=Status.DOES_NOT_FIT,
+                                 unschedulable=tuple(failure_misfit(f) for f in result.waiting)),
+                         result, allocator.ledger)
 
 
 def _counts(state: _State) -> PodCounts:

@@ -15,6 +15,7 @@ from tfpolicy.scheduler import (
     Failure,
     GpuUser,
     Ledger,
+    StepResult,
     Usage,
     oversubscribed_gpus,
     pool_usage,
@@ -26,6 +27,12 @@ from tfpolicy.scheduler.report import user_of
 def report_after(report: StepReport, ledger: Ledger) -> StepReport:
     return replace(report, usage=usage(ledger), pools=pool_usage(ledger),
                    oversubscribed=oversubscribed_gpus(ledger), nodes_in_use=nodes_in_use(ledger))
+
+
+def report_rolled(report: StepReport, result: StepResult, ledger: Ledger) -> StepReport:
+    """`report_after` with the numbers the rollout already read off the same ledger."""
+    return replace(report, usage=result.after, pools=result.pools,
+                   oversubscribed=result.oversubscribed, nodes_in_use=nodes_in_use(ledger))
 
 
 def failure_misfit(failure: Failure) -> Misfit:

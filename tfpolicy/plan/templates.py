@@ -5,19 +5,45 @@ The step's policy documents go through ``plan_document`` — the same call
 to the template's data. The text splice that ``apply`` adds on top only
 keeps comments and layout, which admission does not read, so the plan
 skips it and parses the manifests once for all steps.
+
+From one step to the next most policies stay as they are (in the rightsize
+steps, every takeover policy), and a document's result depends only on the
+policies that select one of its templates (the engine reports no other
+unless asked to explain) and on what all policies add to the GPU resource
+names and template kinds. ``StepCache`` keeps each document's last result
+with that key, so a document is planned again only when the key changes.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tfpolicy.edits import Edit, Path, apply_edits
-from tfpolicy.engine import DocContext, PolicySet, plan_document
+from tfpolicy.edits import Edit, Path, apply_edits, get_path
+from tfpolicy.engine import DocContext, DocResult, PolicySet, objects, plan_document
 from tfpolicy.findings import Severity
+from tfpolicy.match import Subject, selects
 from tfpolicy.plan.units import Document, Unit, template_at
+from tfpolicy.stages.common import labels_of
+
+
+@dataclass
+class StepCache:
+    """Per document: which policies (by position) select a template of it, and its last
+    result with the key it was planned under."""
+
+    matching: tuple[Any, ...] = ()  # what selection read off the policies: a change resets
+    selecting: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    last: dict[int, tuple[tuple[Any, ...], DocResult]] = field(default_factory=dict)
+    templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # per unit, the last
+
+    def follow(self, policies: PolicySet) -> None:
+        """Forget everything if the policies select differently (no ladder step does that)."""
+        matching = tuple((p.match, p.exclude, p.template_kinds) for p in policies.policies)
+        if matching != self.matching:
+            self.matching, self.selecting, self.last, self.templates = matching, {}, {}, {}
 
 
 def _nowhere(path: Path) -> tuple[int, int]:
@@ -25,8 +51,11 @@ def _nowhere(path: Path) -> tuple[int, int]:
 
 
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
-                   namespace: str) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
+                   namespace: str, cache: StepCache | None = None,
+                   ) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
     """Per unit key, its template under ``policies``; and the engine's warnings and errors."""
+    if cache is not None:
+        cache.follow(policies)
     by_doc: dict[int, list[Unit]] = defaultdict(list)
     for unit in units:
         by_doc[unit.doc].append(unit)
@@ -34,13 +63,59 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
     messages: list[str] = []
     for number, members in sorted(by_doc.items()):
         doc = docs[number]
-        ctx = DocContext(doc.file, doc.index, _nowhere, namespace)
-        result = plan_document(doc.data, policies, ctx)
+        result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
                         if f.severity >= Severity.WARNING)
         for unit in members:
+            if again and cache is not None and unit.key in cache.templates:
+                templates[unit.key] = cache.templates[unit.key]
+                continue
             templates[unit.key] = _edited(template_at(doc, unit.path), unit.path, result.edits)
+            if cache is not None:
+                cache.templates[unit.key] = templates[unit.key]
     return templates, tuple(sorted(set(messages)))
+
+
+def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
+             cache: StepCache | None) -> tuple[DocResult, bool]:
+    """``plan_document``, or its last result when nothing it depends on changed (True)."""
+    if cache is None:
+        return plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
+                                                           namespace)), False
+    if number not in cache.selecting:
+        cache.selecting[number] = _selecting(doc, policies, namespace)
+    key = (tuple((p.gpu_resources, p.template_kinds) for p in policies.policies),
+           tuple(policies.policies[i] for i in cache.selecting[number]))
+    last = cache.last.get(number)
+    if last is not None and last[0] == key:
+        return last[1], True
+    result = plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
+                                                         namespace))
+    cache.last[number] = (key, result)
+    return result, False
+
+
+def _selecting(doc: Document, policies: PolicySet, namespace: str) -> tuple[int, ...]:
+    """Positions of the policies that select some pod template of ``doc``: matching reads
+    kind, names, namespace and labels, which no step changes. The subject is built as the
+    engine builds it (`engine._subject`)."""
+    subjects = [_subject(obj, obj_template, namespace) for _, obj in objects(doc.data)
+                for obj_template in _templates(obj, policies)]
+    return tuple(i for i, p in enumerate(policies.policies)
+                 if any(selects(p, s) for s in subjects))
+
+
+def _templates(obj: Mapping[str, Any], policies: PolicySet) -> list[Any]:
+    return [get_path(obj, path) for path in policies.registry.templates(obj)]
+
+
+def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
+    return Subject(kind=str(obj.get("kind", "")), name=str(meta.get("name", "")),
+                   namespace=str(meta.get("namespace") or namespace),
+                   labels=labels or {}, pod_labels=labels_of(template))
 
 
 def _edited(template: Mapping[str, Any], path: Path, edits: list[Edit]) -> Mapping[str, Any]:

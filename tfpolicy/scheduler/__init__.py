@@ -24,6 +24,7 @@ Public API:
   `lower_bound(ledger)`; `Ledger.cordon(node, on)`;
 * rollouts: `Transition`, `Strategy`, `StrategyType`, `default_strategy(kind)`,
   `simulate_transition`, `simulate_step(allocator, transitions) -> StepResult`,
+  `paused_target(strategy, replicas)` (where a canary `pause` holds the rollout),
   `place_pods(allocator, pods)`, `Failure`.
 """
 
@@ -63,6 +64,7 @@ from tfpolicy.scheduler.rollout import (
     StrategyType,
     Transition,
     default_strategy,
+    paused_target,
     place_pods,
     simulate_step,
     simulate_transition,
@@ -108,6 +110,7 @@ __all__ = [
     "diagnose",
     "lower_bound",
     "oversubscribed_gpus",
+    "paused_target",
     "place_pods",
     "pool_usage",
     "schedule",

@@ -12,18 +12,27 @@ scheduler, and loops until nothing moves. A pending pod is not available.
   available ≥ replicas − maxUnavailable, so a surge pod may wait for the
   GPU an old pod frees. maxSurge rounds up, maxUnavailable down, both 0 ⇒
   maxUnavailable 1 (`ResolveFenceposts`). An Argo Rollout canary runs the
-  same loop towards each `setWeight` in turn (ceil(weight × replicas)).
+  same loop towards each `setWeight` in turn (ceil(weight × replicas)); at
+  a `pause` step it stops at the weight reached so far (``targets`` then ends
+  below ``replicas``): old and new pods both keep running until someone
+  promotes the rollout (`rollout/canary.go`, `pause`).
 * `Recreate`, Jobs and CronJobs: every old pod goes (or its run ends), then
   the new ones are created.
 * StatefulSet `RollingUpdate` (`stateful_set_control.go`): from the highest
   ordinal down to ``partition``, delete the old pod, create the new one, wait
   until it runs; ``maxUnavailable`` ordinals at once (1 by default).
   `OnDelete` replaces nothing (``partition`` = replicas).
+* DaemonSet `RollingUpdate` (`pkg/controller/daemon/update.go`,
+  `rollingUpdate`): node by node, each new pod bound to the node of the old
+  pod it replaces. Without maxSurge, the old pod goes on up to maxUnavailable
+  nodes at once and the new one is created there; with maxSurge, the new pod
+  starts next to the old one on up to maxSurge nodes at once (so it needs
+  room on that node) and the old one goes once the new one runs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tfpolicy.scheduler.ledger import Ledger
 from tfpolicy.scheduler.model import PodRequest
@@ -100,7 +109,50 @@ class Rolling(Controller):
 
     @property
     def done(self) -> bool:
-        return super().done and len(self.targets) == 1
+        """At the last target: every pod it asks for runs and the old ones above it are gone
+        (all of them, unless a canary pause holds the rollout short of 100 %)."""
+        p, target = self.p, self.targets[0]
+        return (len(self.targets) == 1 and p.ready == p.created == target
+                and len(p.old) <= max(len(p.new) - target, 0))
+
+
+class Daemon(Controller):
+    """DaemonSet: per node, ``surge`` new pods beside their old ones or ``unavailable`` old
+    pods replaced at a time; new pod ``i`` is bound to the node of old pod ``i``."""
+
+    def __init__(self, progress: Progress, nodes: tuple[str | None, ...], surge: int,
+                 unavailable: int) -> None:
+        progress.new = tuple(replace(pod, node=node) if node is not None else pod
+                             for pod, node in zip(progress.new, _padded(nodes, progress.new),
+                                                  strict=True))
+        super().__init__(progress)
+        self.pairs = list(progress.old)  # old pod i, replaced by new pod i
+        self.surge = surge
+        self.unavailable = 1 if surge == 0 and unavailable == 0 else unavailable
+
+    def reconcile(self, ledger: Ledger) -> list[PodRequest]:
+        p = self.p
+        if self.surge:
+            running = [i for i in range(min(p.created, len(self.pairs)))
+                       if ledger.allocation(p.new[i].key) is not None]
+            self._delete(ledger, running)  # the new pod runs: the old one on its node goes
+            made = p.create(self.surge - (p.created - p.ready))
+        else:
+            first = p.created
+            made = p.create(self.unavailable - (p.created - p.ready))
+            self._delete(ledger, range(first, first + len(made)))
+        if p.created == len(p.new):
+            self._delete(ledger, range(len(p.new), len(self.pairs)))  # nodes with no new pod
+        return made
+
+    def _delete(self, ledger: Ledger, ordinals: range | list[int]) -> None:
+        gone = {id(pod) for pod in self.p.old}
+        self.p.delete_old(ledger, [self.pairs[i] for i in ordinals
+                                   if i < len(self.pairs) and id(self.pairs[i]) in gone])
+
+
+def _padded(nodes: tuple[str | None, ...], pods: tuple[PodRequest, ...]) -> list[str | None]:
+    return [nodes[i] if i < len(nodes) else None for i in range(len(pods))]
 
 
 class Ordered(Controller):

@@ -51,6 +51,9 @@ def diagnose(ledger: Ledger, pod: PodRequest) -> Unschedulable:
     gpus: Counter[Reason] = Counter()
     available = 0
     for node, states in ledger.node_gpus.items():
+        if pod.node is not None and node != pod.node:
+            nodes[Reason.NODE_AFFINITY] += 1  # filtered before any GPU is looked at
+            continue
         reason = _node_reason(ledger, node, states, pod, pool, gpus)
         if reason is None:
             available += 1

@@ -3,11 +3,13 @@
 Pods of one workload ask for the same thing, so requests fall into a few
 *shapes* (pool, isolation, count, requests, model, vendor, indices). Each shape keeps a
 heap of ``(-node score, node, node version)``. A ledger change on a node bumps
-its version and pushes one fresh entry per shape of its pools; a query pops
-stale entries and nodes the shape does not fit (a node stays unfit until it
-changes again, which pushes it back). Every pushed entry is popped at most
-once, so the work is linear in changes × shapes. Unused shapes are dropped
-and rebuilt on demand; heaps are compacted when stale entries pile up.
+its version and marks the node dirty for each shape of its pools; the next
+query of a shape first pushes one fresh entry per dirty node (a node that
+changed ten times between two queries is scored once), then pops stale
+entries and nodes the shape does not fit (a node stays unfit until it
+changes again, which marks it dirty again). Every pushed entry is popped at
+most once, so the work is linear in changes × shapes. Unused shapes are
+dropped and rebuilt on demand; heaps are compacted when stale entries pile up.
 
 Device-plugin pods use buckets per number of free matching whole GPUs
 (fewest free first, then name: the oracle's bin-packing order).
@@ -25,6 +27,7 @@ from tfpolicy.scheduler.rules import (
     is_device_plugin,
     node_score,
     pick_gpus,
+    pick_on_node,
     pick_whole_gpus,
     pod_reason,
     resolve_pool,
@@ -45,10 +48,11 @@ def shape_of(pool: Pool, pod: PodRequest) -> ShapeKey:
 
 
 class _Shape:
-    __slots__ = ("heap", "last_query", "pod", "pool")
+    __slots__ = ("dirty", "heap", "last_query", "pod", "pool")
 
     def __init__(self, pool: Pool, pod: PodRequest, heap: list[Entry], tick: int) -> None:
         self.pool, self.pod, self.heap, self.last_query = pool, pod, heap, tick
+        self.dirty: set[str] = set()  # nodes changed since this shape's last query
 
 
 class FastAllocator:
@@ -78,6 +82,9 @@ class FastAllocator:
 
     def find(self, pod: PodRequest) -> Choice | None:
         """`choose` without the diagnosis, which scans every GPU: for callers that retry."""
+        if pod.node is not None:
+            gpus = pick_on_node(self._ledger, pod, pod.node)
+            return None if gpus is None else Choice(pod.node, gpus)
         return self._whole.choose(pod) if is_device_plugin(pod) else self._choose_tf(pod)
 
     def _choose_tf(self, pod: PodRequest) -> Choice | None:
@@ -85,6 +92,7 @@ class FastAllocator:
         if pool is None or pod_reason(self._ledger, pod) is not None:
             return None
         shape = self._shape(pool, pod)
+        self._refresh(shape)
         heap, version = shape.heap, self._ledger.version
         while heap:
             _, node, seen = heap[0]
@@ -109,19 +117,20 @@ class FastAllocator:
         score = node_score(self._ledger, node, pool, isolation)
         return (-score, node, self._ledger.version(node))
 
+    def _refresh(self, shape: _Shape) -> None:
+        """Push the nodes changed since the last query, scored as they are now."""
+        for node in shape.dirty:
+            heapq.heappush(shape.heap, self._entry(shape.pool, shape.pod.isolation, node))
+        shape.dirty.clear()
+        if len(shape.heap) > 2 * len(self._pool_nodes[shape.pool.name]) + 16:
+            shape.heap = self._compact(shape.heap)
+
     def _changed(self, node: str) -> None:
         self._tick += 1
         self._whole.changed(node)
         for pool_name in self._node_pools[node]:
-            scores: dict[Isolation, Entry] = {}
-            size = 2 * len(self._pool_nodes[pool_name]) + 16
             for shape in self._shapes[pool_name].values():
-                iso = shape.pod.isolation
-                if iso not in scores:
-                    scores[iso] = self._entry(shape.pool, iso, node)
-                heapq.heappush(shape.heap, scores[iso])
-                if len(shape.heap) > size:
-                    shape.heap = self._compact(shape.heap)
+                shape.dirty.add(node)
         if self._tick % 1024 == 0:
             self._evict()
 
@@ -147,10 +156,13 @@ class _WholeIndex:
         self._ledger = ledger
         self._buckets: dict[WholeKey, dict[int, list[tuple[str, int]]]] = {}
         self._sizes: dict[WholeKey, int] = {}
+        self._dirty: dict[WholeKey, set[str]] = {}  # per filter, nodes changed since its query
 
     def choose(self, pod: PodRequest) -> Choice | None:
         key = (pod.gpu_model, pod.vendor)
         buckets = self._buckets[key] if key in self._buckets else self._build(key)
+        self._refresh(key, buckets)
+        buckets = self._buckets[key]
         version = self._ledger.version
         for free in sorted(k for k in buckets if k >= pod.count):
             bucket = buckets[free]
@@ -162,13 +174,19 @@ class _WholeIndex:
         return None
 
     def changed(self, node: str) -> None:
-        for key, buckets in self._buckets.items():
+        for dirty in self._dirty.values():
+            dirty.add(node)
+
+    def _refresh(self, key: WholeKey, buckets: dict[int, list[tuple[str, int]]]) -> None:
+        dirty = self._dirty[key]
+        for node in dirty:
             self._push(key, buckets, node)
-            if self._sizes[key] > 2 * len(self._ledger.node_gpus) + 16:
-                self._build(key)
+        dirty.clear()
+        if self._sizes[key] > 2 * len(self._ledger.node_gpus) + 16:
+            self._build(key)
 
     def _build(self, key: WholeKey) -> dict[int, list[tuple[str, int]]]:
-        self._buckets[key], self._sizes[key] = {}, 0
+        self._buckets[key], self._sizes[key], self._dirty[key] = {}, 0, set()
         for node in self._ledger.node_gpus:
             self._push(key, self._buckets[key], node)
         return self._buckets[key]

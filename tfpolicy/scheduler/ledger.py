@@ -175,16 +175,16 @@ class Ledger:
 
     def reserve(self, pod: PodRequest, gpus: Sequence[str]) -> Allocation:
         """Commit ``pod`` on ``gpus`` (§5.4 Commit); raise LedgerError if it cannot."""
-        states = self._check(pod, gpus)
+        key = pod.key
+        states = self._check(pod, key, gpus)
         amounts = [shares(pod, s.gpu) for s in states]
         for state, (tflops, vram, _, _) in zip(states, amounts, strict=True):
             _check_fits(pod, state, tflops, vram)
         node = states[0].gpu.node
-        alloc = Allocation(pod, node, tuple(gpus), *(tuple(a[i] for a in amounts)
-                                                     for i in range(4)))
+        alloc = Allocation(pod, node, tuple(gpus), *_columns(amounts))
         for state, amount in zip(states, amounts, strict=True):
-            _commit(pod, state, amount)
-        self._allocations[pod.key] = alloc
+            _commit(pod, state, key, amount)
+        self._allocations[key] = alloc
         self._workers[node] += pod.kind is PodKind.TENSOR_FUSION
         self._changed(node)
         return alloc
@@ -200,13 +200,13 @@ class Ledger:
         self._changed(alloc.node)
         return alloc
 
-    def _check(self, pod: PodRequest, gpus: Sequence[str]) -> list[GpuState]:
-        if pod.key in self._allocations:
+    def _check(self, pod: PodRequest, key: PodKey, gpus: Sequence[str]) -> list[GpuState]:
+        if key in self._allocations:
             raise LedgerError(f"pod {pod.namespace}/{pod.name} is already placed")
         states = [self.gpus[name] for name in gpus]
         if len(states) != pod.count or len(set(gpus)) != len(gpus):
             raise LedgerError(f"pod {pod.name} needs {pod.count} distinct GPUs")
-        if len({s.gpu.node for s in states}) != 1:
+        if len(states) != 1 and len({s.gpu.node for s in states}) != 1:
             raise LedgerError(f"pod {pod.name}: all GPUs of a pod are on one node (§5.5)")
         return states
 
@@ -214,6 +214,11 @@ class Ledger:
         self._versions[node] += 1
         for listener in self._listeners:
             listener(node)
+
+
+def _columns(amounts: list[tuple[int, int, int, int]]) -> tuple[tuple[int, ...], ...]:
+    """Per-GPU amounts as four per-amount tuples (TFLOPS, VRAM, their limits)."""
+    return tuple(zip(*amounts, strict=True)) if amounts else ((), (), (), ())
 
 
 def _check_fits(pod: PodRequest, state: GpuState, tflops: int, vram: int) -> None:
@@ -228,14 +233,15 @@ def _check_fits(pod: PodRequest, state: GpuState, tflops: int, vram: int) -> Non
         raise LedgerError(f"GPU {state.gpu.name} has too little left for pod {pod.name}")
 
 
-def _commit(pod: PodRequest, state: GpuState, amount: tuple[int, int, int, int]) -> None:
+def _commit(pod: PodRequest, state: GpuState, key: PodKey,
+            amount: tuple[int, int, int, int]) -> None:
     tflops, vram, tflops_limit, vram_limit = amount
     if pod.kind is PodKind.DEVICE_PLUGIN:
-        state.dp_pod = pod.key  # outside TensorFusion's accounting
+        state.dp_pod = key  # outside TensorFusion's accounting
         return
     if state.active is None:
         state.active = pod.isolation
-    state.tf_pods.add(pod.key)
+    state.tf_pods.add(key)
     if pod.isolation is Isolation.SHARED:
         state.avail_tflops, state.avail_vram = 0, 0  # count-only, whole card (§1.5)
     else:

@@ -206,7 +206,9 @@ class PodRequest:
     (``kind=DEVICE_PLUGIN``) takes ``count`` whole free GPUs; only the model and
     vendor filters apply to it. ``pool`` None means the inventory's default pool.
     ``gpu_indices`` (`tensor-fusion.ai/gpu-indices`) limits it to GPUs of those
-    `status.index` values (`filter/gpu_index_filter.go`).
+    `status.index` values (`filter/gpu_index_filter.go`). ``node`` binds it to one
+    node, as the DaemonSet controller's node affinity does (`daemon/util`,
+    `ReplaceDaemonSetPodNodeNameNodeAffinity`): every other node is filtered out.
     """
 
     name: str
@@ -226,6 +228,7 @@ class PodRequest:
     vendor: str | None = None
     qos: str = "medium"
     gpu_indices: tuple[int, ...] = ()
+    node: str | None = None
 
     @property
     def key(self) -> PodKey:

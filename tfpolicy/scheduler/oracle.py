@@ -17,6 +17,7 @@ from tfpolicy.scheduler.rules import (
     is_device_plugin,
     node_score,
     pick_gpus,
+    pick_on_node,
     pick_whole_gpus,
     pod_reason,
     resolve_pool,
@@ -34,6 +35,9 @@ class OracleAllocator:
         return self._ledger
 
     def choose(self, pod: PodRequest) -> Choice | Unschedulable:
+        if pod.node is not None:
+            gpus = pick_on_node(self._ledger, pod, pod.node)
+            return Choice(pod.node, gpus) if gpus is not None else diagnose(self._ledger, pod)
         best = self._whole(pod) if is_device_plugin(pod) else self._shared(pod)
         return best if best is not None else diagnose(self._ledger, pod)
 

@@ -11,7 +11,7 @@ a report only.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -120,15 +120,17 @@ def oversubscribed_gpus(ledger: Ledger) -> tuple[GpuLimits, ...]:
     """Per GPU, limits beyond virtual capacity; sorted by GPU name."""
     found = []
     for node in ledger.inventory.nodes:
-        for state in ledger.node_gpus[node.name]:
+        states = ledger.node_gpus[node.name]
+        # Read per step on every GPU of the fleet: count a node's GPUs per pool once.
+        peers = Counter(s.gpu.pool for s in states)
+        for state in states:
             pool = ledger.pools.get(state.gpu.pool or "")
             if pool is not None:
-                found.extend(_gpu_limits(ledger, node, pool, state))
+                found.extend(_gpu_limits(node, pool, state, peers[pool.name]))
     return tuple(sorted(found, key=lambda g: g.gpu))
 
 
-def _gpu_limits(ledger: Ledger, node: Node, pool: Pool, state: GpuState) -> list[GpuLimits]:
-    peers = sum(ledger.gpus[g].gpu.pool == pool.name for g in node.gpus)
+def _gpu_limits(node: Node, pool: Pool, state: GpuState, peers: int) -> list[GpuLimits]:
     virtual_tflops = _oversold(pool, state.gpu.tflops)
     virtual_vram = state.gpu.vram + _expansion(pool, node) // peers
     if state.limit_tflops <= virtual_tflops and state.limit_vram <= virtual_vram:

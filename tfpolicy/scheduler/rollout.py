@@ -11,8 +11,7 @@ By default all transitions of a step run at once, as a GitOps sync applies
 every changed manifest together: the harder case for capacity, since surge
 pods of one workload may take the GPUs another is freeing. ``concurrent=
 False`` rolls them one after the other in sorted order instead. A DaemonSet
-rolls with its maxSurge/maxUnavailable counts like a Deployment; the
-per-node pinning of daemon pods is not simulated.
+rolls node by node: each new pod is bound to the node its old pod ran on.
 """
 
 from __future__ import annotations
@@ -21,8 +20,9 @@ from dataclasses import dataclass
 from enum import Enum
 
 from tfpolicy.scheduler.contract import Allocator, schedule, try_schedule
-from tfpolicy.scheduler.controllers import Controller, Ordered, Progress, Rolling
+from tfpolicy.scheduler.controllers import Controller, Daemon, Ordered, Progress, Rolling
 from tfpolicy.scheduler.diagnosis import Unschedulable
+from tfpolicy.scheduler.ledger import Ledger
 from tfpolicy.scheduler.model import PodRequest
 from tfpolicy.scheduler.report import (
     GpuLimits,
@@ -52,6 +52,7 @@ class Strategy:
     round_up_unavailable: bool = False
     partition: int = 0  # StatefulSet: ordinals below it keep the old template
     canary_weights: tuple[int, ...] = ()  # Argo Rollout canary `setWeight` steps, in order
+    paused_at: int | None = None  # canary: the weight at its first `pause` step, if any
 
 
 ROLLING_KINDS = frozenset({"Deployment", "Rollout"})
@@ -112,8 +113,22 @@ class StepResult:
     waiting: tuple[Failure, ...] = ()  # every workload left with pending pods, sorted
 
 
-def controller_for(transition: Transition) -> Controller:
-    """The controller that rolls ``transition``, from its strategy or its kind's default."""
+def canary_target(weight: int, total: int) -> int:
+    """New pods at a canary weight: ceil(weight × replicas / 100)."""
+    return -(-weight * total // 100)
+
+
+def paused_target(strategy: Strategy | None, total: int) -> int | None:
+    """New pods a canary stops at (its first `pause`), None when it runs to the end."""
+    if strategy is None or strategy.paused_at is None:
+        return None
+    target = canary_target(strategy.paused_at, total)
+    return target if target < total else None
+
+
+def controller_for(transition: Transition, ledger: Ledger | None = None) -> Controller:
+    """The controller that rolls ``transition``, from its strategy or its kind's default;
+    ``ledger``: where the old pods run (a DaemonSet binds each new pod to that node)."""
     strategy = transition.strategy or default_strategy(transition.kind)
     progress = Progress(transition.workload, list(transition.old_pods), transition.new_pods)
     total = len(transition.new_pods)
@@ -121,14 +136,26 @@ def controller_for(transition: Transition) -> Controller:
         surge = scaled(strategy.max_surge, transition.replicas, True)
         unavailable = scaled(strategy.max_unavailable, transition.replicas,
                              strategy.round_up_unavailable)
-        targets = tuple(-(-w * total // 100) for w in strategy.canary_weights if w < 100)
-        return Rolling(progress, surge, unavailable, (*targets, total))
+        if transition.kind == "DaemonSet":
+            return Daemon(progress, _nodes(transition, ledger), surge, unavailable)
+        paused = paused_target(strategy, total)
+        targets = tuple(canary_target(w, total) for w in strategy.canary_weights
+                        if w < 100 and (paused is None or canary_target(w, total) < paused))
+        return Rolling(progress, surge, unavailable,
+                       (*targets, total if paused is None else paused))
     if strategy.type is StrategyType.ORDERED:
         at_once = scaled(strategy.max_unavailable, transition.replicas, False)
         return Ordered(progress, strategy.partition, at_once)
     if strategy.type is StrategyType.ON_DELETE:
         return Ordered(progress, max(total, len(transition.old_pods)), 1)
     return Controller(progress)
+
+
+def _nodes(transition: Transition, ledger: Ledger | None) -> tuple[str | None, ...]:
+    """Per old pod, the node it runs on (None: not placed, or no ledger to ask)."""
+    found = [ledger.allocation(p.key) if ledger is not None else None
+             for p in transition.old_pods]
+    return tuple(a.node if a is not None else None for a in found)
 
 
 class _Loop:
@@ -153,9 +180,9 @@ class _Loop:
 
     def _schedule(self) -> bool:
         """One pass over the queue; a pod shaped like one that just failed is not retried."""
-        placed, failed, left = False, set[tuple[str, object]](), []
+        placed, failed, left = False, set[tuple[str, object, str | None]](), []
         for controller, pod in self.queue:
-            shape = (pod.workload, pod.kind)
+            shape = (pod.workload, pod.kind, pod.node)
             if shape in failed or try_schedule(self.allocator, pod) is None:
                 failed.add(shape)
                 left.append((controller, pod))
@@ -183,7 +210,7 @@ class _Loop:
 
 def simulate_transition(allocator: Allocator, transition: Transition) -> Failure | None:
     """Roll one workload on the allocator's ledger; the first pod left waiting, or None."""
-    loop = _Loop(allocator, [controller_for(transition)])
+    loop = _Loop(allocator, [controller_for(transition, allocator.ledger)])
     loop.run()
     waiting = loop.waiting()
     return waiting[0] if waiting else None
@@ -197,7 +224,7 @@ def simulate_step(allocator: Allocator, transitions: list[Transition],
     ordered = sorted(transitions, key=lambda t: (t.workload, t.kind))
     waiting: tuple[Failure, ...] = ()
     for batch in ([ordered] if concurrent else [[t] for t in ordered]):
-        loop = _Loop(allocator, [controller_for(t) for t in batch])
+        loop = _Loop(allocator, [controller_for(t, ledger) for t in batch])
         loop.run()
         waiting = loop.waiting()
         if waiting:

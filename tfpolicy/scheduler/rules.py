@@ -42,6 +42,7 @@ class Reason(IntEnum):
     PARTITIONED_NOT_SIMULATED = 14
     NATIVE_NODE_UNMANAGED = 15
     NATIVE_NODE_IN_USE = 16
+    NODE_AFFINITY = 17
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -62,6 +63,7 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.PARTITIONED_NOT_SIMULATED: "partitioned isolation is not simulated",
     Reason.NATIVE_NODE_UNMANAGED: "node has no GPU objects (progressive migration)",
     Reason.NATIVE_NODE_IN_USE: "node runs TensorFusion workers (progressive migration)",
+    Reason.NODE_AFFINITY: "node(s) didn't match Pod's node affinity/selector",
 }
 
 
@@ -171,8 +173,11 @@ def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[s
     """
     if node in ledger.cordoned or ledger.workers_full(node, pool):
         return None
-    policy = ledger.settings.isolation_policy
-    valid = [s for s in ledger.node_gpus[node] if gpu_reason(pool, s, pod, policy) is None]
+    policy, name = ledger.settings.isolation_policy, pool.name
+    # Hot: the two inline tests are gpu_reason's own (another pool, a device-plugin GPU),
+    # checked without a call for the GPUs they drop.
+    valid = [s for s in ledger.node_gpus[node] if s.dp_pod is None and s.gpu.pool == name
+             and gpu_reason(pool, s, pod, policy) is None]
     if len(valid) < pod.count:
         return None
     if len(valid) > pod.count:
@@ -187,6 +192,18 @@ def pick_whole_gpus(ledger: Ledger, node: str, pod: PodRequest) -> tuple[str, ..
         return None
     free = [s.gpu.name for s in ledger.node_gpus[node] if dp_reason(s, pod) is None]
     return tuple(free[: pod.count]) if len(free) >= pod.count else None
+
+
+def pick_on_node(ledger: Ledger, pod: PodRequest, node: str) -> tuple[str, ...] | None:
+    """A node-bound pod's GPUs on its node, or None: the only node it may take."""
+    if node not in ledger.node_gpus:
+        return None
+    if is_device_plugin(pod):
+        return pick_whole_gpus(ledger, node, pod)
+    pool = resolve_pool(ledger, pod)
+    if pool is None or pod_reason(ledger, pod) is not None:
+        return None
+    return pick_gpus(ledger, node, pool, pod)
 
 
 def is_device_plugin(pod: PodRequest) -> bool:
