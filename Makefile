@@ -26,9 +26,10 @@ demo: $(BIN)/tfpolicy
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml examples/manifests
 	@echo "== tfpolicy verify: the examples' cluster after the takeover step (a pod still waits)"
 	-$(BIN)/tfpolicy verify -p takeover --inventory examples/inventory.yaml examples/manifests --cluster examples/cluster/after-takeover.yaml
+	-$(BIN)/tfpolicy verify -p takeover --inventory examples/inventory.yaml examples/manifests --cluster examples/cluster/after-takeover.yaml --format html -o verify.html
 	@echo "== tfpolicy plan --format html: the report to open in a browser"
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml --format html -o plan.html examples/manifests
-	@echo "== HTML report written to $(CURDIR)/plan.html"
+	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
 test: $(BIN)/tfpolicy
 	$(BIN)/ruff check tfpolicy tests bench

@@ -21,6 +21,7 @@ The TensorFusion webhook silently ignores an unparsable quantity
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -58,7 +59,10 @@ def parse_quantity(text: str | int | float) -> Fraction:
     return _parse_text(repr(text) if isinstance(text, float) else text)
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_text(text: str) -> Fraction:
+    """A quantity's text as an exact number; cached, since a plan reads the same few
+    quantities for thousands of pods (a Fraction is immutable, an error is not cached)."""
     match = _RE.fullmatch(text)
     if match is None:
         raise QuantityError(f"not a quantity: {_shown(text)}")

@@ -18,7 +18,7 @@ from tfpolicy.plan.render import plan_dict
 
 _CELL, _ROWS = 4, 125  # pixels per GPU cell; nodes per heat-map column
 _SHOWN = 20
-_STYLE = """
+STYLE = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em}table{border-collapse:collapse}
 td,th{padding:2px 10px;text-align:right;border-bottom:1px solid #ddd}th{text-align:left}
@@ -37,7 +37,7 @@ def as_html(plan: Plan) -> str:
     body = [_header(data), _consolidation(data.get("consolidation")), _maps(plan)]
     body += [_step(s) for s in (data["start"], *data["steps"])]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>tfpolicy plan</title><style>" + _STYLE + "</style></head><body>\n"
+            "<title>tfpolicy plan</title><style>" + STYLE + "</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from tfpolicy.plan.html import _STYLE as _PLAN_STYLE
+from tfpolicy.plan.html import STYLE as _PLAN_STYLE
 from tfpolicy.verify.records import Report
 from tfpolicy.verify.render import report_dict
 

@@ -25,7 +25,8 @@ _MAP = "tag:yaml.org,2002:map"
 
 @dataclass(frozen=True, slots=True)
 class Parsed:
-    """A document's data and node tree (``None`` for an empty document)."""
+    """A document's data and node tree (``None`` for an empty document, and for one that is
+    only ``null``: ``--- ~``, which kubectl skips as it skips an empty one)."""
 
     data: Any
     node: yaml.Node | None
@@ -73,6 +74,8 @@ def parse_with_libyaml(text: str, *, file: str, line: int = 0) -> Parsed:
         raise TfpolicyError("YAML nested too deeply", file=file, line=line + 1) from None
     finally:
         loader.dispose()
+    if data is None and isinstance(node, yaml.ScalarNode):
+        return Parsed(None, None)  # "--- ~": a null document is empty, as kubectl reads it
     return Parsed(data, node)
 
 
