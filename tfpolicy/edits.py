@@ -7,7 +7,6 @@ the YAML layer splices into the original text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -43,24 +42,27 @@ def format_path(path: Path) -> str:
 
 def diff(current: Any, target: Any, path: Path = ()) -> list[Edit]:
     """Edits that turn ``current`` into ``target``: mappings by key, lists by position."""
-    return list(_diff(current, target, path))
+    out: list[Edit] = []
+    _diff(current, target, path, out)
+    return out
 
 
-def _diff(current: Any, target: Any, path: Path) -> Iterator[Edit]:
+def _diff(current: Any, target: Any, path: Path, out: list[Edit]) -> None:
+    """Appends to ``out`` (one list, not a generator per level: a template has hundreds)."""
     if isinstance(current, dict) and isinstance(target, dict):
         for key in current:
             if key not in target:
-                yield Edit(Op.REMOVE, (*path, key))
+                out.append(Edit(Op.REMOVE, (*path, key)))
         for key, value in target.items():
             if key not in current:
-                yield Edit(Op.SET, (*path, key), value)
+                out.append(Edit(Op.SET, (*path, key), value))
             else:
-                yield from _diff(current[key], value, (*path, key))
+                _diff(current[key], value, (*path, key), out)
     elif isinstance(current, list) and isinstance(target, list) and len(current) == len(target):
         for index, (old, new) in enumerate(zip(current, target, strict=True)):
-            yield from _diff(old, new, (*path, index))
+            _diff(old, new, (*path, index), out)
     elif current != target or type(current) is not type(target):
-        yield Edit(Op.SET, path, target)
+        out.append(Edit(Op.SET, path, target))
 
 
 def get_path(data: Any, path: Path) -> Any:
