@@ -1,12 +1,12 @@
-"""The pod-template view of a pod whose parts live apart, and the way back (tfpolicy.views)."""
+"""The pod-template view of a pod whose parts live apart, and the way back (workloads.views)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tfpolicy.edits import Edit, Op
-from tfpolicy.views import real_edits
 from tfpolicy.workloads import Registry
+from tfpolicy.workloads.views import real_edits
 
 
 def _isvc(**predictor: Any) -> dict[str, Any]:

@@ -27,8 +27,8 @@ from tfpolicy.stages.common import (
     labels_of,
 )
 from tfpolicy.stages.ownership import undo
-from tfpolicy.views import View, real_edits
 from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
+from tfpolicy.workloads.views import View, real_edits
 
 Locate = Callable[[Path], tuple[int, int]]
 _NOT_PLANNED = ("plan does not simulate these pods: their fields are not one pod template "

@@ -11,11 +11,11 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
-from tfpolicy.kinds import Shape
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.schema import validate
 from tfpolicy.selectors import Selector
 from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
+from tfpolicy.workloads.kinds import Shape
 
 Locator = Callable[[tuple[str | int, ...]], tuple[int, int]]
 

@@ -21,8 +21,8 @@ from tfpolicy.edits import Path
 from tfpolicy.engine import objects
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, template_label
-from tfpolicy.views import View
 from tfpolicy.workloads import NotCounted, Registry, replicas_of
+from tfpolicy.workloads.views import View
 
 _TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
 

@@ -1,7 +1,7 @@
-"""Where pods live, per kind (DESIGN §1 "Pod templates are found"), and how many of them.
+"""The templates of an object, per kind (DESIGN §1 "Pod templates are found"), and how many pods.
 
-The kinds themselves: :mod:`tfpolicy.kinds`; a pod whose parts live apart is
-read through a :class:`tfpolicy.views.View`.
+The kinds themselves: :mod:`tfpolicy.workloads.kinds`; a pod whose parts live apart is
+read through a :class:`tfpolicy.workloads.views.View`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpu import GpuResources
-from tfpolicy.kinds import BUILTIN_KINDS as BUILTIN_KINDS
-from tfpolicy.kinds import Pattern, Report, TemplateKind
-from tfpolicy.kinds import parse_template_path as parse_template_path
-from tfpolicy.views import View, expand, shape_view
+from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
+from tfpolicy.workloads.kinds import Pattern, Report, TemplateKind
+from tfpolicy.workloads.kinds import parse_template_path as parse_template_path
+from tfpolicy.workloads.views import View, expand, shape_view
 
 MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes API
 

@@ -1,7 +1,7 @@
 """A pod's shape as the stages read it, and the way back to where its parts really are.
 
 A kind that embeds a whole pod template is read in place. For one whose parts
-live apart (:class:`tfpolicy.kinds.Shape`), the engine builds a view shaped like
+live apart (:class:`tfpolicy.workloads.kinds.Shape`), the engine builds a view shaped like
 a pod template — ``{metadata: {labels, annotations}, spec: {..., containers}}``
 — from the real fields, the stages run on it unchanged, and :meth:`View.real`
 maps each edit's path back (DESIGN §1: one description of a change).
@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.edits import Edit, Op, Path, diff
-from tfpolicy.kinds import ANY, Pattern, Shape
+from tfpolicy.workloads.kinds import ANY, Pattern, Shape
 
 _META_KEYS = ("labels", "annotations")
 
