@@ -40,6 +40,7 @@ class _Patch:
     end: int
     text: str
     depth: int = 0  # an insertion's indent: deeper ones go first at the same point
+    rank: int = 1  # then, at one point and depth: labels before annotations
 
 
 class _Unsupported(Exception):
@@ -66,7 +67,7 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
 
 def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
     out, pos = [], 0
-    for patch in sorted(patches, key=lambda p: (p.start, -p.depth)):  # stable: edit order
+    for patch in sorted(patches, key=lambda p: (p.start, -p.depth, p.rank)):  # stable
         if patch.start < pos:
             return None
         out.append(text[pos:patch.start])
@@ -162,13 +163,52 @@ def _patch(doc: Doc, edit: Edit) -> list[_Patch]:
     return [_replace(pair[1], edit.value)]
 
 
+# Where a person writes a new key: before the first of these siblings the mapping has
+# (a pod template's metadata before its spec, labels before annotations), else last.
+_BEFORE = {"metadata": ("spec",), "labels": ("annotations",)}
+_RANK = {"labels": 0}
+
+
 def _insert(doc: Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
-    """A new ``key: value`` after the mapping's last entry, indented like its first."""
+    """A new ``key: value`` where a person would write it, indented like the first entry."""
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
         raise _Unsupported
     indent = entry_indent(doc.text, parent.value[0][0])
-    at = _end(doc, parent, len(parent.value) - 1)
-    return _Patch(at, at, block(key, value, indent, doc.step, doc.newline), indent)
+    at = _before(doc, parent, key)
+    if at is None:
+        at = _end(doc, parent, len(parent.value) - 1)
+    text = block(key, _labels_first(value), indent, doc.step, doc.newline)
+    return _Patch(at, at, text, indent, _RANK.get(key, 1) if isinstance(key, str) else 1)
+
+
+def _before(doc: Doc, parent: yaml.MappingNode, key: Any) -> int | None:
+    """The start of the line of the sibling ``key`` goes before (its comments above it
+    stay with it), or ``None`` to append."""
+    names = _BEFORE.get(key, ()) if isinstance(key, str) else ()
+    sibling = next((k for k, _ in parent.value if k.value in names), None)
+    if sibling is None:
+        return None
+    start = line_start(doc.text, sibling.start_mark.index)
+    if doc.text[start:sibling.start_mark.index].strip(" "):
+        return None  # it shares its line with a "- " or "?": append instead
+    while start > 0:
+        above = line_start(doc.text, start - 1)
+        if not doc.text[above:start].lstrip(" ").startswith("#"):
+            break
+        start = above
+    return start
+
+
+def _labels_first(value: Any) -> Any:
+    """A new metadata mapping writes its labels before its annotations."""
+    if not (isinstance(value, dict) and "labels" in value and "annotations" in value):
+        return value
+    keys = list(value)
+    if keys.index("labels") < keys.index("annotations"):
+        return value
+    keys.remove("labels")
+    keys.insert(keys.index("annotations"), "labels")
+    return {k: value[k] for k in keys}
 
 
 def _is_null(node: yaml.Node) -> bool:
