@@ -118,12 +118,12 @@ def test_check_diff_shows_what_fix_would_write(tmp_path: Path, capsys) -> None:
     code, out, _ = main(capsys, "check", "-p", "takeover", "--diff", str(path))
     assert code == 1 and path.read_text() == GPU_DOC
     diff = out[out.index(f"--- a/{path}"):]
-    assert diff.splitlines()[2:] == [  # a new key goes at the end of its mapping
-        "@@ -10,3 +10,9 @@", "         resources:", "           limits:",
-        "             nvidia.com/gpu: 1", "+    metadata:", "+      labels:",
-        '+        tensor-fusion.ai/enabled: "true"', "+      annotations:",
+    assert diff.splitlines()[2:] == [  # a missing metadata goes before the template's spec
+        "@@ -4,6 +4,12 @@", "   name: web", " spec:", "   template:", "+    metadata:",
+        "+      labels:", '+        tensor-fusion.ai/enabled: "true"', "+      annotations:",
         "+        tensor-fusion.ai/isolation: shared",
-        f"+        tfpolicy.dev/original: '{RECORD}'",
+        f"+        tfpolicy.dev/original: '{RECORD}'", "     spec:", "       containers:",
+        "       - name: main",
     ]
 
 

@@ -12,7 +12,7 @@ from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
-from tfpolicy.edits import Edit, format_path, get_path
+from tfpolicy.edits import Edit, format_path
 from tfpolicy.engine import Change, PolicySet, objects, resource_ref
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
@@ -150,11 +150,13 @@ def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
             continue
         parsed = yamlio.parse_document(raw.text, file=rewrite.path, line=raw.line)
         for base, obj in objects(parsed.data):
-            for path in policies.registry.templates(obj):
-                line, column = yamlio.locate(parsed.node, base + path)
+            for view in policies.registry.views(obj):  # pods whose parts live apart too
+                if view.refused:
+                    continue
+                line, column = yamlio.locate(parsed.node, base + view.path)
                 where = {"resource": resource_ref(obj), "file": rewrite.path,
                          "line": raw.line + line + 1, "column": column + 1}
                 found.extend(t.finding(**where) for t in webhook_traps(
-                    get_path(obj, path), str(obj.get("kind", "")), resources=policies.gpus))
+                    view.template, str(obj.get("kind", "")), resources=policies.gpus))
     return found
 
