@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_admission_cli import ONLY_OTHER
 from tfpolicy.cli import main
 
 PREDICTOR_TRAP = """\
@@ -23,14 +24,6 @@ spec:
     model:
       modelFormat: {name: huggingface}
       resources: {limits: {nvidia.com/gpu: 1}}
-"""
-ONLY_OTHER = """\
-apiVersion: tfpolicy.dev/v1alpha1
-kind: MigrationPolicy
-metadata: {name: only-other}
-spec:
-  stage: takeover
-  match: {namespaces: [other]}
 """
 
 

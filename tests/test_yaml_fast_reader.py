@@ -10,6 +10,7 @@ the texts must be the same.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from tests.conftest import policy_set
 from tfpolicy.edits import Edit
 from tfpolicy.engine import DocContext, plan_document
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.yamlio import split_documents
+from tfpolicy.yamlio import RawDoc, split_documents
 from tfpolicy.yamlio.fast import read
 from tfpolicy.yamlio.load import parse_document, parse_with_libyaml
 from tfpolicy.yamlio.rnodes import Mapping
@@ -77,43 +78,50 @@ def _agree(text: str) -> None:
     assert same(quick.data, slow), (quick.data, slow)
 
 
+def test_every_disputed_token_is_read_alike_wherever_it_stands() -> None:
+    for token in TOKENS:
+        for text in (f"k: {token}\n", f"{token}: v\n", f"k:\n- {token}\n", f"k: [a, {token}]\n",
+                     f"k: {{a: {token}}}\n", f"k:   {token}   # c\n"):
+            _agree(text)
+
+
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(documents())
 def test_the_fast_reading_is_libyamls_reading(text: str) -> None:
     _agree(text)
 
 
-def test_the_fast_reading_agrees_on_every_yaml_file_of_the_tests() -> None:
-    read_fast = 0
+def _documents() -> Iterator[tuple[Path, RawDoc]]:
+    """Every document of every YAML file of the tests."""
     for path in sorted(TESTS.rglob("*.y*ml")):
         try:
             text = path.read_text("utf-8")
         except UnicodeDecodeError:
             continue
-        for raw in split_documents(text):
-            _agree(raw.text)
-            read_fast += read(raw.text) is not None
+        yield from ((path, raw) for raw in split_documents(text))
+
+
+def test_the_fast_reading_agrees_on_every_yaml_file_of_the_tests() -> None:
+    read_fast = 0
+    for _, raw in _documents():
+        _agree(raw.text)
+        read_fast += read(raw.text) is not None
     assert read_fast > 500  # the check is not vacuous: most real documents are read fast
 
 
 def test_positions_give_the_same_rewrite_as_libyamls_marks() -> None:
     policies = policy_set("takeover")
     rewritten = 0
-    for path in sorted(TESTS.rglob("*.y*ml")):
-        try:
-            text = path.read_text("utf-8")
-        except UnicodeDecodeError:
+    for path, raw in _documents():
+        edits = _edits(raw.text, policies)
+        if not edits:
             continue
-        for raw in split_documents(text):
-            edits = _edits(raw.text, policies)
-            if not edits:
-                continue
-            fast = parse_document(raw.text, file="x")
-            slow = parse_with_libyaml(raw.text, file="x")
-            quick = first_faithful(raw, fast, edits, "x", quick=True)
-            if quick is not None:
-                assert quick == first_faithful(raw, slow, edits, "x"), path
-                rewritten += 1
+        fast = parse_document(raw.text, file="x")
+        slow = parse_with_libyaml(raw.text, file="x")
+        quick = first_faithful(raw, fast, edits, "x", quick=True)
+        if quick is not None:
+            assert quick == first_faithful(raw, slow, edits, "x"), path
+            rewritten += 1
     assert rewritten > 50
 
 

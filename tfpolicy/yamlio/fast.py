@@ -17,7 +17,9 @@ their messages and locations. ``None`` goes to:
   explicit key (``?``), a merge key (``<<``);
 - a plain scalar that YAML 1.1, as libyaml's resolver reads it, types
   otherwise than rapidyaml's JSON does, or that its JSON writer spells
-  otherwise (``infinity`` as ``.inf``): ``yes``/``on``/``True``, ``~``/``Null``,
+  otherwise (``infinity`` as ``.inf``, ``-.5`` as ``-0.5``, a key ``'inf'``
+  as ``.inf``), and any number
+  not in canonical form: ``yes``/``on``/``True``, ``~``/``Null``,
   ``0x1F``, ``1_000``, ``07``, ``1:30``, ``.inf``, ``1.``, a number or boolean
   used as a key. Only the canonical forms ``1``, ``-2``, ``1.5``, ``true``,
   ``false`` and ``null`` are read here, and the JSON reader checks each number
@@ -50,8 +52,16 @@ _TOKEN = re.compile(
     r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|(?i:[-+]?\.?(?:inf(?:inity)?|nan)))" + _TERM,
     re.MULTILINE,
 )
-# Plain scalars rapidyaml's JSON writer spells otherwise: ``infinity`` becomes ".inf".
-_REWRITTEN = re.compile(r"(?i:[-+]?\.?(?:inf(?:inity)?|nan))")
+# A number-like token not in canonical form (canonical ones never match _TOKEN as values):
+# rapidyaml's JSON writer may respell it canonically (".5" and "-.5" as 0.5 and -0.5, "1."
+# as 1.0) where YAML 1.1 reads another value or a string ("-.5" is one).
+_NUMBERISH = frozenset("-+0123456789.")
+# Scalars rapidyaml's JSON writer spells otherwise: a plain ``infinity`` value becomes
+# ".inf", and a key spelling inf or nan, quoted or not, its canonical form ('-.Inf' and
+# 'inf' become "-.inf" and ".inf"). Any such word in the text sends it to libyaml.
+_INF_OR_NAN = re.compile(r"[iI][nN][fF]|[nN][aA][nN]")
+_REWRITTEN = re.compile(r"(?<![\w.+-])[-+]?\.?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
+                        r"|[nN][aA][nN])(?![\w.-])")
 _EXPLICIT_OR_MERGE = re.compile(r"^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|(?:^|[\s{,])<<[ \t]*:",
                                 re.MULTILINE)
 _RESOLVER = yaml.resolver.Resolver()
@@ -73,7 +83,7 @@ def read(text: str) -> Read | None:
     """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module)."""
     if "\r" in text or libyaml_only(text) or _explicit_or_merge(text):
         return None
-    if _typed_otherwise(text):
+    if (_INF_OR_NAN.search(text) and _REWRITTEN.search(text)) or _typed_otherwise(text):
         return None
     try:
         source = text.encode("utf-8")
@@ -102,8 +112,8 @@ def _typed_otherwise(text: str) -> bool:
     """A plain scalar whose YAML 1.1 type the JSON reading would not give."""
     for match in _TOKEN.finditer("\n" + text):  # the newline: a token may open the text
         token = match.group(1)
-        if _REWRITTEN.fullmatch(token):
-            return True
+        if token[0] in _NUMBERISH:
+            return True  # respelled by the JSON writer, or a number not in canonical form
         tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))  # type: ignore[no-untyped-call]
         if tag not in _STR_TAGS:
             return True
