@@ -59,9 +59,7 @@ _NUMBERISH = frozenset("-+0123456789.")
 # Scalars rapidyaml's JSON writer spells otherwise: a plain ``infinity`` value becomes
 # ".inf", and a key spelling inf or nan, quoted or not, its canonical form ('-.Inf' and
 # 'inf' become "-.inf" and ".inf"). Any such word in the text sends it to libyaml.
-_INF_OR_NAN = re.compile(r"[iI][nN][fF]|[nN][aA][nN]")
-_REWRITTEN = re.compile(r"(?<![\w.+-])[-+]?\.?(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
-                        r"|[nN][aA][nN])(?![\w.-])")
+_INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])(?![\w.-])")
 _EXPLICIT_OR_MERGE = re.compile(r"^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|(?:^|[\s{,])<<[ \t]*:",
                                 re.MULTILINE)
 _RESOLVER = yaml.resolver.Resolver()
@@ -83,7 +81,7 @@ def read(text: str) -> Read | None:
     """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module)."""
     if "\r" in text or libyaml_only(text) or _explicit_or_merge(text):
         return None
-    if (_INF_OR_NAN.search(text) and _REWRITTEN.search(text)) or _typed_otherwise(text):
+    if _respelled(text) or _typed_otherwise(text):
         return None
     try:
         source = text.encode("utf-8")
@@ -106,6 +104,17 @@ def read(text: str) -> Read | None:
 
 def _explicit_or_merge(text: str) -> bool:
     return ("?" in text or "<<" in text) and _EXPLICIT_OR_MERGE.search(text) is not None
+
+
+def _respelled(text: str) -> bool:
+    """An inf or nan word standing alone (a sign and a dot may open it): see _INF_OR_NAN."""
+    for match in _INF_OR_NAN.finditer(text):
+        at = match.start()
+        at -= at > 0 and text[at - 1] == "."
+        at -= at > 0 and text[at - 1] in "+-"
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-"):
+            return True
+    return False
 
 
 def _typed_otherwise(text: str) -> bool:
