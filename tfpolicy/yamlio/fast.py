@@ -37,7 +37,7 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 import yaml
 
-from tfpolicy.yamlio.screen import document_root, libyaml_only, stderr_silenced
+from tfpolicy.yamlio.screen import document_root, json_of, libyaml_only, stderr_silenced
 
 _STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -131,10 +131,8 @@ def _typed_otherwise(text: str) -> bool:
 
 def _data(tree: Any, root: int) -> Any:
     try:
-        out = bytearray(ryml.compute_json_length(tree, root))
-        ryml.emit_json_in_place(tree, out, root)
-        return json.loads(out, object_pairs_hook=_unique, parse_int=_int, parse_float=_float,
-                          parse_constant=_refuse)
+        return json.loads(json_of(tree, root), object_pairs_hook=_unique, parse_int=_int,
+                          parse_float=_float, parse_constant=_refuse)
     except Exception:  # a repeated key, a number not in canonical form, JSON it could not write
         return None
 
