@@ -14,28 +14,11 @@ from typing import Any
 
 import pytest
 
+from tests.test_frontend_validate import GPU as VALIDATED_GPU
 from tfpolicy.cli import main
 
-GPU = """apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: infer-{n}
-spec:
-  selector:
-    matchLabels:
-      app: infer
-  template:
-    metadata:
-      labels:
-        app: infer
-    spec:
-      containers:
-        - name: infer
-          image: vllm/vllm-openai:v0.6.0
-          resources:
-            limits:
-              nvidia.com/gpu: 1
-"""
+# The GPU Deployment of the validation tests, one per file under its own name.
+GPU = VALIDATED_GPU.replace("name: infer\n", "name: infer-{n}\n", 1)
 
 
 def test_one_sync_for_all_files_and_one_fsync_per_folder(
