@@ -7,27 +7,15 @@ missing browser fails the test (`.ci/run` installs Debian's `chromium`).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
+from tests.browser import browser, dump_dom, screenshot
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
-_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-
-
-def _browser() -> str:
-    if BROWSER is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed: CI must render the HTML plan")
-        pytest.skip("chromium is not installed (CI installs it)")
-    return BROWSER
 
 
 class _Dom(HTMLParser):
@@ -69,17 +57,15 @@ def _plan(tmp_path: Path, fmt: str, *extra: str) -> subprocess.CompletedProcess[
 
 
 def test_chromium_renders_the_numbers_of_the_json(tmp_path: Path) -> None:
-    browser = _browser()
+    path = browser("plan")
     report = json.loads(_plan(tmp_path, "json").stdout)
     done = _plan(tmp_path, "html", "-o", "plan.html")
     assert done.returncode in (0, 1) and done.stdout == ""
     assert "plan.html" in done.stderr
     page = tmp_path / "plan.html"
     assert "http://" not in page.read_text() and "https://" not in page.read_text()
-    dumped = subprocess.run([browser, *_FLAGS, "--dump-dom", page.as_uri()],
-                            capture_output=True, text=True, check=True, timeout=120)
     dom = _Dom()
-    dom.feed(dumped.stdout)
+    dom.feed(dump_dom(path, page))
     s = report["summary"]
     assert dom.text["gpus-before"] == str(s["gpusBefore"])
     assert dom.text["gpus-after"] == str(s["gpusAfter"])
@@ -93,11 +79,7 @@ def test_chromium_renders_the_numbers_of_the_json(tmp_path: Path) -> None:
     if drained is not None:
         assert dom.text["drain-removable"] == str(drained["nodesRemovable"])
         assert dom.text["drain-bound"] == str(drained["lowerBound"])
-    shot = tmp_path / "shot" / "plan.png"
-    shot.parent.mkdir()
-    subprocess.run([browser, *_FLAGS, "--window-size=1280,2000", f"--screenshot={shot}",
-                    page.as_uri()], capture_output=True, check=True, timeout=120)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+    screenshot(path, page, tmp_path / "shot" / "plan.png", 2000)
 
 
 def test_html_to_stdout_is_one_page(tmp_path: Path) -> None:

@@ -7,8 +7,6 @@ missing browser fails the test (`.ci/run` installs Debian's `chromium`).
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -17,19 +15,11 @@ from typing import Any
 
 import pytest
 
+from tests.browser import browser, dump_dom, screenshot
+
 ROOT = Path(__file__).resolve().parent.parent
 HERE = ROOT / "tests" / "verify"
-BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
-_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
 _VOID = ("meta", "br", "rect")
-
-
-def _browser() -> str:
-    if BROWSER is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("chromium is not installed: CI must render the HTML verify report")
-        pytest.skip("chromium is not installed (CI installs it)")
-    return BROWSER
 
 
 class _Dom(HTMLParser):
@@ -82,18 +72,16 @@ def _verify(tmp_path: Path, snapshot: str, *extra: str) -> subprocess.CompletedP
         capture_output=True, text=True, check=False, cwd=tmp_path)
 
 
-def _render(browser: str, page: Path) -> _Dom:
-    dumped = subprocess.run([browser, *_FLAGS, "--dump-dom", page.as_uri()],
-                            capture_output=True, text=True, check=True, timeout=120)
+def _render(path: str, page: Path) -> _Dom:
     dom = _Dom()
-    dom.feed(dumped.stdout)
+    dom.feed(dump_dom(path, page))
     return dom
 
 
 @pytest.mark.parametrize("snapshot", ["pending.yaml", "gpu-mismatch.yaml", "partial.yaml",
                                       "clean.yaml", "multi-mixed.yaml", "partitioned-leak.yaml"])
 def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str) -> None:
-    browser = _browser()
+    path = browser("verify report")
     as_json = _verify(tmp_path, snapshot, "--format", "json")
     report = json.loads(as_json.stdout)
     done = _verify(tmp_path, snapshot, "--format", "html", "-o", "verify.html")
@@ -102,7 +90,7 @@ def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str
     page = tmp_path / "verify.html"
     text = page.read_text(encoding="utf-8")
     assert "http://" not in text and "https://" not in text and "<script" not in text
-    dom = _render(browser, page)
+    dom = _render(path, page)
     assert dom.text["verdict"] == report["verdict"]
     assert dom.text.get("rollback") == report["rollback"]
     off = [g for g in report["gpus"] if g["verdict"] != "ready"]
@@ -119,7 +107,7 @@ def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str
             for g in dom.gpus] == [
         (g["name"], g["verdict"], f"{g['available']['tflops']:g}", str(g["expected"]["vramMiB"]),
          str(len(g["partitions"])), g["verdict"] != "ready") for g in report["gpus"]]
-    _screenshot(browser, page, tmp_path)
+    _screenshot(path, page, tmp_path)
 
 
 def _same_workload(seen: dict[str, Any], want: dict[str, Any]) -> None:
@@ -140,12 +128,8 @@ def _same_workload(seen: dict[str, Any], want: dict[str, Any]) -> None:
         name: troubled.get(name) for name in pods}
 
 
-def _screenshot(browser: str, page: Path, tmp_path: Path) -> None:
-    shot = tmp_path / "shot" / "verify.png"
-    shot.parent.mkdir()
-    subprocess.run([browser, *_FLAGS, "--window-size=1280,1600", f"--screenshot={shot}",
-                    page.as_uri()], capture_output=True, check=True, timeout=120)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+def _screenshot(path: str, page: Path, tmp_path: Path) -> None:
+    screenshot(path, page, tmp_path / "shot" / "verify.png", 1600)
 
 
 def test_html_escapes_what_the_cluster_says(tmp_path: Path) -> None:
