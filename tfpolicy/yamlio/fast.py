@@ -16,14 +16,14 @@ their messages and locations. ``None`` goes to:
 - a ``\\r`` (libyaml's line arithmetic for it is kept in one place), an
   explicit key (``?``), a merge key (``<<``);
 - a plain scalar that YAML 1.1, as libyaml's resolver reads it, types
-  otherwise than rapidyaml's JSON does, or that its JSON writer spells
-  otherwise (``infinity`` as ``.inf``, ``-.5`` as ``-0.5``, a key ``'inf'``
-  as ``.inf``), and any number
-  not in canonical form: ``yes``/``on``/``True``, ``~``/``Null``,
-  ``0x1F``, ``1_000``, ``07``, ``1:30``, ``.inf``, ``1.``, a number or boolean
-  used as a key. Only the canonical forms ``1``, ``-2``, ``1.5``, ``true``,
-  ``false`` and ``null`` are read here, and the JSON reader checks each number
-  rapidyaml writes against them;
+  otherwise than rapidyaml's JSON does (``yes``/``on``/``True``, ``~``/``Null``,
+  a number or boolean used as a key), and any number not in canonical form
+  (``0x1F``, ``1_000``, ``07``, ``1:30``, ``1.``, ``-.5``): only ``1``, ``-2``,
+  ``1.5``, ``true``, ``false`` and ``null`` are read here, and the JSON reader
+  checks each number rapidyaml writes against them;
+- any standalone inf or nan word, quoted or not: rapidyaml's JSON writer
+  respells a plain ``infinity`` value as ``.inf`` and a key ``'-.Inf'`` as
+  ``-.inf``;
 - a repeated key, a root that is not a block mapping, any parse error.
 """
 
@@ -46,10 +46,10 @@ _CANONICAL_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
 # values (which both readings type alike) are skipped unless a colon makes them a key.
 _TERM = r"(?=[ \t]*(?:[#,\]}\n]|$|:(?:[ \t\n]|$)))"
 _TOKEN = re.compile(
-    r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoOiI])"
+    r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoO])"
     r"(?!(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false|null)[ \t]*(?:[#,\]}\n]|$))"
     r"([-+]?[0-9.](?:[0-9a-fA-FxX_.+-]|:(?=[0-9a-fA-FxX_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE"
-    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|(?i:[-+]?\.?(?:inf(?:inity)?|nan)))" + _TERM,
+    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL)" + _TERM,
     re.MULTILINE,
 )
 # A number-like token not in canonical form (canonical ones never match _TOKEN as values):
