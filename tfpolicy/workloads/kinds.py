@@ -33,18 +33,40 @@ def parse_template_path(text: str) -> Pattern:
     return tuple(out)
 
 
+# How a controller names the containers of a slot (``Slot.rule``); the name matters,
+# since ``inject-container`` and the record name containers as the pod will have them.
+IF_MISSING = "if-missing"  # ``name`` for a container without one
+ALWAYS = "always"  # ``name`` whatever the container is called
+# KServe's custom component: only when no other slot holds a container (a framework key
+# comes first), the first container gets ``name`` when it is alone or has none (FIRST),
+# or whatever it is called (FIRST_ALWAYS).
+FIRST = "first"
+FIRST_ALWAYS = "first-always"
+NUMBERED = "numbered"  # ``name`` when alone, else ``name-N``, avoiding the names in use
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where containers of a shape are, and the name their controller gives them."""
+
+    pattern: Pattern
+    name: str = ""
+    rule: str = IF_MISSING
+
+
 @dataclass(frozen=True, slots=True)
 class Shape:
     """A pod whose parts live apart, relative to ``anchor``: ``meta`` holds its
     ``labels``/``annotations``, ``spec`` its pod-level fields, each ``containers``
-    pattern one container (with the name the controller gives it when it has none).
+    slot some of its containers (a ``(pattern, name)`` pair, as a policy's ``podTemplates``
+    give, is a slot whose containers get ``name`` when they have none).
     When ``shared`` exists, the same labels reach another pod spec too, and no
     annotation could say what each of them needs: the shape is refused with ``why``."""
 
     anchor: Pattern
     meta: Pattern
     spec: Pattern | None
-    containers: tuple[tuple[Pattern, str], ...]
+    containers: tuple[Slot | tuple[Pattern, str], ...]
     shared: Pattern | None = None
     why: str = ""
 
@@ -65,6 +87,7 @@ class TemplateKind:
     shapes: tuple[Shape, ...] = ()
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()  # embedded objects whose own kind says where pods are
+    refused: tuple[Report, ...] = ()  # whole pod templates seen, and counted, but not migrated
 
 
 def _kinds(group: str, kinds: str, *paths: str) -> list[TemplateKind]:
@@ -79,64 +102,100 @@ def _p(text: str) -> Pattern:
 _RAY_GROUPS = ("headGroupSpec.template", "workerGroupSpecs[*].template")
 _JOBSET = "replicatedJobs[*].template.spec.template"
 
-# KServe v1beta1 ComponentExtensionSpec: "Labels/Annotations that will be added to the
-# component pod" (kserve pkg/apis/serving/v1beta1/component.go:121-128); the component
-# embeds the PodSpec inline, and a framework key (predictor.model, .pytorch, ...) is one
-# container the controller names "kserve-container" (pkg/constants InferenceServiceContainerName).
-_FRAMEWORKS = ("model", "sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "pmml",
+# KServe v1beta1 (read in kserve/kserve@aaac4e294dae): the predictor's labels and annotations
+# (ComponentExtensionSpec, pkg/apis/serving/v1beta1/component.go:121-128) become its pods'
+# metadata (pkg/controller/v1beta1/inferenceservice/components/predictor.go:161-172) and, with
+# a workerSpec, its worker pods' too (predictor.go:536-553). A framework key is one container
+# named "kserve-container" whatever its name (its Default, e.g. predictor_sklearn.go:36); the
+# `model` key merges into the runtime's container of that name (predictor.go:435), keeping a
+# name it has. Without a framework key the containers are the custom component
+# (pkg/apis/serving/v1beta1/predictor.go:168-193, defaulted by inference_service_defaults.go:204):
+# its first container is renamed "kserve-container" when it is alone or unnamed
+# (predictor_custom.go:65-72), always in a transformer or an explainer
+# (transformer_custom.go:51-57, explainer_custom.go:47-53).
+_FRAMEWORKS = ("sklearn", "xgboost", "tensorflow", "pytorch", "triton", "onnx", "pmml",
                "lightgbm", "paddle", "huggingface", "art", "alibi")
+_KSERVE_NAME = "kserve-container"
 _KSERVE_WORKER = ("spec.predictor.workerSpec: the predictor's labels and annotations reach its "
                   "worker pods too, so one set of TensorFusion annotations cannot fit both")
 
 
 def _kserve_component(name: str) -> Shape:
-    containers = ((("containers", ANY), ""), *(((fw,), "kserve-container") for fw in _FRAMEWORKS))
-    return Shape(("spec", name), (), (), containers,
+    custom = Slot(("containers", ANY), _KSERVE_NAME, FIRST if name == "predictor" else FIRST_ALWAYS)
+    frameworks = (Slot((fw,), _KSERVE_NAME, ALWAYS) for fw in _FRAMEWORKS)
+    return Shape(("spec", name), (), (), (custom, Slot(("model",), _KSERVE_NAME), *frameworks),
                  ("workerSpec",) if name == "predictor" else None, _KSERVE_WORKER)
 
 
 _KSERVE = tuple(_kserve_component(c) for c in ("predictor", "transformer", "explainer"))
 
 # LLMInferenceService (v1alpha1, v1alpha2): spec.labels/annotations are copied to the pods of
-# spec.template and, multi-node, to both leader and worker (kserve pkg/controller/v1alpha2/
-# llmisvc/workload_single_node.go:181-182, workload_multi_node.go:127-131); prefill likewise
-# from spec.prefill.labels/annotations (workload_single_node.go:286-287).
+# spec.template and, multi-node, to both leader and worker (kserve/kserve/pkg/controller/
+# v1alpha2/llmisvc/workload_single_node.go:181-182, workload_multi_node.go:265-270
+# @aaac4e294dae); prefill likewise from spec.prefill.labels/annotations
+# (workload_single_node.go:286-287, workload_multi_node.go:397-402).
 _LLM_WORKER = ("{anchor}.worker: {anchor}.labels and annotations reach both the leader "
                "({anchor}.template) and the worker pods, so one set of TensorFusion annotations "
                "cannot fit both")
 
 
 def _llm_workload(anchor: str) -> Shape:
-    return Shape(_p(anchor), (), ("template",), ((("template", "containers", ANY), ""),),
+    return Shape(_p(anchor), (), ("template",), (Slot(("template", "containers", ANY)),),
                  ("worker",), _LLM_WORKER.format(anchor=anchor))
 
 
 _LLM = (_llm_workload("spec"), _llm_workload("spec.prefill"))
 
-# Argo Workflows: a template's `metadata` "sets the pods's metadata, i.e. annotations and
-# labels" (argo-workflows pkg/apis/workflow/v1alpha1/workflow_types.go, Template.Metadata);
-# its container or script runs as the container named "main" (workflow/common MainContainerName).
-_ARGO_STEP = ("metadata",), (), ((("container",), "main"), (("script",), "main"))
+# Argo Workflows (argoproj/argo-workflows@f016ad89eb26): a step's pod gets spec.podMetadata,
+# then its template's `metadata` over it (workflow/controller/workflowpod.go:1325-1334), so
+# the template's is the one to write. Its container or script runs as "main" whatever its
+# name; a containerSet's containers keep theirs, "main" when unnamed (workflowpod.go:417-420,
+# container_set_template.go:20); sidecars are added as they are (workflowpod.go:1927-1932).
+_ARGO_STEP = ("metadata",), (), (Slot(("container",), "main", ALWAYS),
+                                 Slot(("script",), "main", ALWAYS),
+                                 Slot(("containerSet", "containers", ANY), "main"),
+                                 Slot(("sidecars", ANY)))
+# spec.templateDefaults is merged into every template of its type
+# (workflow/controller/operator.go:4649-4692), so it has no one pod to annotate.
+_ARGO_DEFAULTS = ("Argo spec.templateDefaults: merged into every template of its type, so "
+                  "TensorFusion annotations there would reach every step's pod; write the GPU "
+                  "resources in the steps that use them")
 
 
-def _argo(anchor: str) -> Shape:
-    return Shape(_p(anchor), *_ARGO_STEP)
+def _argo(kind: str, workflow: str) -> TemplateKind:
+    """An Argo kind whose WorkflowSpec is at ``workflow``."""
+    step = Shape(_p(f"{workflow}.templates[*]"), *_ARGO_STEP)
+    return TemplateKind("argoproj.io", kind, (), (step,),
+                        (Report(_p(f"{workflow}.templateDefaults"), _ARGO_DEFAULTS),))
 
 
-_ARGO = ["Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate"]
+_ARGO = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate")
 
-# MPIJob v1alpha1 spec.gpus / spec.processingUnits: the operator derives the workers'
-# resources from the count itself (mpi-operator v1alpha1 MPIJobSpec.GPUs, ProcessingUnits)
+# MPIJob v1alpha1 (kubeflow/mpi-operator/pkg/controllers/v1alpha1/mpi_job_controller.go
+# @8943cf734da7, the last commit with it): the worker StatefulSet and the launcher Job are both
+# copies of spec.template, its labels and annotations included (:1023-1031, :1119-1126); the
+# launcher's first container has its resources cleared (:1155-1157) and the workers' gets
+# the GPU count set (:1035-1041), from spec.gpus/processingUnits or else the template's own
+# limit (:568-608). TensorFusion annotations in the template would make the launcher a GPU pod.
 _MPI_V1ALPHA1 = tuple(Report(("spec", key), (
     f"MPIJob v1alpha1 spec.{key}: the operator sets the workers' GPU resources from this "
-    "count itself; write them in spec.template instead")) for key in ("gpus", "processingUnits"))
+    "count itself; move to MPIJob v2beta1 and write them in the Worker's template"))
+    for key in ("gpus", "processingUnits"))
+_MPI_V1ALPHA1_TEMPLATE = Report(_p("spec.template"), (
+    "MPIJob v1alpha1 spec.template: the operator builds the launcher from it too, labels and "
+    "annotations included, so TensorFusion annotations would give the launcher a GPU; move to "
+    "MPIJob v2beta1, whose mpiReplicaSpecs give the launcher a template of its own"))
 
-# Knative: the revision template's labels and annotations are the revision's, which the
-# deployment's pod template carries (knative serving pkg/reconciler/revision/resources/
-# deploy.go, MakeDeployment); an unnamed container is "user-container" (config-defaults
-# container-name-template), so the template is read through a view that names it.
+# Knative (knative/serving@98e5ef90aa70): a Service's template is its Configuration's
+# (pkg/reconciler/service/resources/configuration.go:66), whose metadata is the Revision's
+# (pkg/reconciler/configuration/resources/revision.go:35); the pods get the revision's labels
+# but the routing ones and its annotations but autoscaling.knative.dev/* and four of Knative's
+# own (pkg/reconciler/revision/resources/meta.go:55-70, :88-96; deploy.go:381, :408-409).
+# Unnamed containers are named by config-defaults' container-name-template, "user-container"
+# (pkg/apis/config/defaults.go:61), or user-container-N when there are several or the name is
+# taken (pkg/apis/serving/v1/revision_defaults.go:79-88, :266-289).
 _KNATIVE = Shape(("spec", "template"), ("metadata",), ("spec",),
-                 ((("spec", "containers", ANY), "user-container"),))
+                 (Slot(("spec", "containers", ANY), "user-container", NUMBERED),))
 
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (
@@ -170,9 +229,9 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     + _kinds("argoproj.io", "Rollout", "spec.template")
     + _kinds("kubeflow.org", "PyTorchJob", "spec.pytorchReplicaSpecs.*.template")
     + _kinds("kubeflow.org", "TFJob", "spec.tfReplicaSpecs.*.template")
-    # MPIJob v1alpha1 has one spec.template; v1alpha2 and later one per replica type
-    + [TemplateKind("kubeflow.org", "MPIJob", (_p("spec.mpiReplicaSpecs.*.template"),
-                                               _p("spec.template")), reports=_MPI_V1ALPHA1)]
+    # MPIJob v1alpha1 has one spec.template (reported); v1alpha2 and later one per replica type
+    + [TemplateKind("kubeflow.org", "MPIJob", (_p("spec.mpiReplicaSpecs.*.template"),),
+                    reports=_MPI_V1ALPHA1, refused=(_MPI_V1ALPHA1_TEMPLATE,))]
     + _kinds("kubeflow.org", "XGBoostJob", "spec.xgbReplicaSpecs.*.template")
     + _kinds("kubeflow.org", "PaddleJob", "spec.paddleReplicaSpecs.*.template")
     + _kinds("ray.io", "RayCluster", *(f"spec.{p}" for p in _RAY_GROUPS))
@@ -198,8 +257,7 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
         "manifest to v1beta1 first")),)) for g in ("serving.kserve.io", "serving.kubeflow.org")]
     + [TemplateKind("serving.kserve.io", k, (), _LLM)
        for k in ("LLMInferenceService", "LLMInferenceServiceConfig")]
-    + [TemplateKind("argoproj.io", k, (), (_argo("spec.templates[*]"),)) for k in _ARGO]
-    + [TemplateKind("argoproj.io", "CronWorkflow", (), (_argo("spec.workflowSpec.templates[*]"),))]
+    + [_argo(k, "spec") for k in _ARGO] + [_argo("CronWorkflow", "spec.workflowSpec")]
     # Katib creates each trial from trialSpec as written, so its own kind decides
     + [TemplateKind("kubeflow.org", "Experiment", (), nested=(_p("spec.trialTemplate.trialSpec"),))]
     + list(_REPORTED)

@@ -47,6 +47,7 @@ class _Entry:
     shapes: tuple[Any, ...] = ()
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()
+    refused: tuple[Report, ...] = ()
 
 
 class Registry:
@@ -61,7 +62,8 @@ class Registry:
             old = self._by_kind.get(key, _Entry())
             self._by_kind[key] = _Entry(
                 tuple(dict.fromkeys(old.paths + entry.paths)), old.shapes + entry.shapes,
-                old.reports + entry.reports, old.nested + entry.nested)
+                old.reports + entry.reports, old.nested + entry.nested,
+                old.refused + entry.refused)
 
     def _entry(self, obj: Mapping[str, Any]) -> _Entry:
         api = obj.get("apiVersion")
@@ -74,10 +76,14 @@ class Registry:
         return [p for p in dict.fromkeys(found) if isinstance(_get(obj, p), Mapping)]
 
     def views(self, obj: Mapping[str, Any]) -> list[View]:
-        """Every pod shape of ``obj``: its whole templates, read in place, then the pods
-        whose parts live apart, then those of the objects it embeds (a Katib trial)."""
+        """Every pod shape of ``obj``: its whole templates, read in place (those the kind
+        refuses carrying why), then the pods whose parts live apart, then those of the
+        objects it embeds (a Katib trial)."""
         entry = self._entry(obj)
         found = [View(p, _get(obj, p)) for p in self.templates(obj)]
+        for report in entry.refused:
+            found += [View(p, _get(obj, p), refused=report.reason)
+                      for p in expand(obj, report.path) if isinstance(_get(obj, p), Mapping)]
         for shape in entry.shapes:
             found += [shape_view(obj, a, shape) for a in expand(obj, shape.anchor)
                       if isinstance(_get(obj, a), Mapping)]

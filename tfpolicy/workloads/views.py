@@ -10,12 +10,23 @@ maps each edit's path back (DESIGN §1: one description of a change).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.edits import Edit, Op, Path, diff
-from tfpolicy.workloads.kinds import ANY, Pattern, Shape
+from tfpolicy.workloads.kinds import (
+    ALWAYS,
+    ANY,
+    FIRST,
+    FIRST_ALWAYS,
+    IF_MISSING,
+    NUMBERED,
+    Pattern,
+    Shape,
+    Slot,
+)
 
 _META_KEYS = ("labels", "annotations")
 
@@ -91,7 +102,7 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     template: dict[str, Any] = {}
     if isinstance(meta, Mapping):
         template["metadata"] = {k: copy.deepcopy(meta[k]) for k in _META_KEYS if k in meta}
-    skip = {"containers", *_META_KEYS, *(p[0] for p, _ in shape.containers)}
+    skip = {"containers", *_META_KEYS, *(_slot(s).pattern[0] for s in shape.containers)}
     spec = {k: copy.deepcopy(v) for k, v in spec_node.items()
             if k not in skip} if isinstance(spec_node, Mapping) else {}
     template["spec"] = {**spec, "containers": items}
@@ -102,18 +113,61 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
 
 def _containers(obj: Mapping[str, Any], anchor: Path,
                 shape: Shape) -> tuple[list[Path], list[Any]]:
-    paths: list[Path] = []
-    items: list[Any] = []
-    for pattern, default in shape.containers:
-        for path in expand(obj, (*anchor, *pattern)):
-            found = _at(obj, path)
-            if isinstance(found, Mapping):
-                item = copy.deepcopy(dict(found))
-                if default and not item.get("name"):
-                    item["name"] = default  # the name the controller gives it
-                paths.append(path)
-                items.append(item)
-    return paths, items
+    """Each slot's containers, named as their controller names them in the pod."""
+    slots = [_slot(s) for s in shape.containers]
+    found = [[(path, copy.deepcopy(dict(_at(obj, path))))
+              for path in expand(obj, (*anchor, *slot.pattern))
+              if isinstance(_at(obj, path), Mapping)] for slot in slots]
+    spec = _at(obj, anchor + shape.spec) if shape.spec is not None else None
+    inits = _as_list(spec.get("initContainers")) if isinstance(spec, Mapping) else []
+    taken = {c.get("name") for group in found for _, c in group}
+    taken |= {c.get("name") for c in inits if isinstance(c, Mapping)}
+    total = sum(len(group) for group in found)
+    for slot, group in zip(slots, found, strict=True):
+        if slot.name:
+            _NAMING[slot.rule]([c for _, c in group], slot.name, taken, total - len(group))
+    return [p for group in found for p, _ in group], [c for group in found for _, c in group]
+
+
+def _slot(slot: Slot | tuple[Pattern, str]) -> Slot:
+    return slot if isinstance(slot, Slot) else Slot(*slot)
+
+
+_Items = list[dict[str, Any]]
+
+
+def _if_missing(items: _Items, name: str, taken: set[Any], others: int) -> None:
+    for item in items:
+        item["name"] = item.get("name") or name
+
+
+def _always(items: _Items, name: str, taken: set[Any], others: int) -> None:
+    for item in items:
+        item["name"] = name
+
+
+def _first(items: _Items, name: str, taken: set[Any], others: int) -> None:
+    if items and not others and (len(items) == 1 or not items[0].get("name")):
+        items[0]["name"] = name
+
+
+def _first_always(items: _Items, name: str, taken: set[Any], others: int) -> None:
+    if not others:
+        _always(items[:1], name, taken, others)
+
+
+def _numbered(items: _Items, name: str, taken: set[Any], others: int) -> None:
+    """Knative's rule: the name alone, else ``name-N``, N counting up past names in use."""
+    numbers = (f"{name}-{n}" for n in itertools.count())
+    for item in items:
+        if not item.get("name"):
+            alone = len(items) == 1 and name not in taken
+            item["name"] = name if alone else next(n for n in numbers if n not in taken)
+
+
+_NAMING: dict[str, Callable[[_Items, str, set[Any], int], None]] = {
+    IF_MISSING: _if_missing, ALWAYS: _always, FIRST: _first, FIRST_ALWAYS: _first_always,
+    NUMBERED: _numbered}
 
 
 def expand(node: Any, pattern: Pattern, prefix: Path = ()) -> Iterator[Path]:
