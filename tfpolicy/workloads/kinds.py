@@ -5,89 +5,32 @@ pod's labels and annotations in one place and its containers in others
 (a :class:`Shape`); tfpolicy writes only where the controller copies to the
 pod, as its source says (cited per kind), since an annotation anywhere else
 does nothing. Where no field of a kind reaches the pod, its GPU resources are
-reported with the reason (``reports``), never edited.
+reported with the reason (``reports``), never edited; where a field reaches
+other pods too (an MPIJob v1alpha1 launcher), its template is read and counted
+but refused (``refused``).
 
-Paths use ``.`` between fields, ``*`` for any key of a mapping or item of a
-list, and ``[*]``/``[N]`` for list items, so users can add their own kinds
-in a policy's ``podTemplates``.
+The records themselves (:class:`Shape`, :class:`Slot`, :class:`Report`,
+:class:`TemplateKind`) and the path syntax are in :mod:`.shapes`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from tfpolicy.workloads.shapes import (
+    ALWAYS,
+    ANY,
+    FIRST,
+    FIRST_ALWAYS,
+    NUMBERED,
+    Pattern,
+    Report,
+    Shape,
+    Slot,
+    TemplateKind,
+    parse_template_path,
+)
 
-ANY = "*"
-_TOKEN = re.compile(r"\[(\*|[0-9]+)\]|([^.\[\]]+)")
-Pattern = tuple[str | int, ...]
-
-
-def parse_template_path(text: str) -> Pattern:
-    """``spec.workers[*].template`` → ``("spec", "workers", "*", "template")``."""
-    if not text:
-        return ()
-    out: list[str | int] = []
-    for match in _TOKEN.finditer(text):
-        index, name = match.groups()
-        out.append(name if name is not None else (ANY if index == "*" else int(index)))
-    return tuple(out)
-
-
-# How a controller names the containers of a slot (``Slot.rule``); the name matters,
-# since ``inject-container`` and the record name containers as the pod will have them.
-IF_MISSING = "if-missing"  # ``name`` for a container without one
-ALWAYS = "always"  # ``name`` whatever the container is called
-# KServe's custom component: only when no other slot holds a container (a framework key
-# comes first), the first container gets ``name`` when it is alone or has none (FIRST),
-# or whatever it is called (FIRST_ALWAYS).
-FIRST = "first"
-FIRST_ALWAYS = "first-always"
-NUMBERED = "numbered"  # ``name`` when alone, else ``name-N``, avoiding the names in use
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """Where containers of a shape are, and the name their controller gives them."""
-
-    pattern: Pattern
-    name: str = ""
-    rule: str = IF_MISSING
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """A pod whose parts live apart, relative to ``anchor``: ``meta`` holds its
-    ``labels``/``annotations``, ``spec`` its pod-level fields, each ``containers``
-    slot some of its containers (a ``(pattern, name)`` pair, as a policy's ``podTemplates``
-    give, is a slot whose containers get ``name`` when they have none).
-    When ``shared`` exists, the same labels reach another pod spec too, and no
-    annotation could say what each of them needs: the shape is refused with ``why``."""
-
-    anchor: Pattern
-    meta: Pattern
-    spec: Pattern | None
-    containers: tuple[Slot | tuple[Pattern, str], ...]
-    shared: Pattern | None = None
-    why: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """GPU resources at ``path`` that no field of the kind can migrate, and why."""
-
-    path: Pattern
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class TemplateKind:
-    group: str  # "" = the core group
-    kind: str
-    paths: tuple[Pattern, ...]
-    shapes: tuple[Shape, ...] = ()
-    reports: tuple[Report, ...] = ()
-    nested: tuple[Pattern, ...] = ()  # embedded objects whose own kind says where pods are
-    refused: tuple[Report, ...] = ()  # whole pod templates seen, and counted, but not migrated
+__all__ = ["ANY", "BUILTIN_KINDS", "Pattern", "Report", "Shape", "Slot", "TemplateKind",
+           "parse_template_path"]
 
 
 def _kinds(group: str, kinds: str, *paths: str) -> list[TemplateKind]:
@@ -229,7 +172,7 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     + _kinds("argoproj.io", "Rollout", "spec.template")
     + _kinds("kubeflow.org", "PyTorchJob", "spec.pytorchReplicaSpecs.*.template")
     + _kinds("kubeflow.org", "TFJob", "spec.tfReplicaSpecs.*.template")
-    # MPIJob v1alpha1 has one spec.template (reported); v1alpha2 and later one per replica type
+    # MPIJob v1alpha1 has one spec.template (refused, above); v1alpha2 and later one per replica
     + [TemplateKind("kubeflow.org", "MPIJob", (_p("spec.mpiReplicaSpecs.*.template"),),
                     reports=_MPI_V1ALPHA1, refused=(_MPI_V1ALPHA1_TEMPLATE,))]
     + _kinds("kubeflow.org", "XGBoostJob", "spec.xgbReplicaSpecs.*.template")
@@ -239,6 +182,11 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     + _kinds("ray.io", "RayService", *(f"spec.rayClusterConfig.{p}" for p in _RAY_GROUPS))
     + _kinds("leaderworkerset.x-k8s.io", "LeaderWorkerSet",
              "spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate")
+    # JobSet: each Job is its replicated job's template, metadata and spec (kubernetes-sigs/
+    # jobset/pkg/controllers/jobset_controller.go:938-947@08dfbdfd6827), so the pods are the
+    # Job template's. A Trainer runtime's spec.template.spec is the JobSet's spec (kubeflow/
+    # trainer/pkg/runtime/core/trainingruntime.go:175-191@8c0f5059bd51); the labels and
+    # annotations beside it go to the JobSet object, not the pods (:152-153, :186-187).
     + _kinds("jobset.x-k8s.io", "JobSet", f"spec.{_JOBSET}")
     + _kinds("trainer.kubeflow.org", "TrainingRuntime ClusterTrainingRuntime",
              f"spec.template.spec.{_JOBSET}")
@@ -246,9 +194,20 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
              f"spec.template.spec.{_JOBSET}")
     + [TemplateKind("serving.knative.dev", k, (), (_KNATIVE,))
        for k in ("Service", "Configuration")]
+    # Volcano: a task's pod is its template's labels, annotations and spec (volcano-sh/volcano/
+    # pkg/controllers/job/job_controller_util.go:46-59@ed72c7c815a9).
     + _kinds("batch.volcano.sh", "Job", "spec.tasks[*].template")
+    # HyperPod: the training operator's source is not public; replicaSpecs[*].template is a
+    # PodTemplateSpec in its CRD, as in Kubeflow's jobs, and is read as one.
     + _kinds("sagemaker.amazonaws.com", "HyperPodPyTorchJob", "spec.replicaSpecs[*].template")
+    # KAITO: inference.template, copied, is the pod template of the StatefulSet it creates
+    # (kaito-project/kaito/pkg/workspace/manifests/manifests.go:276-357@056b8280b1a8).
     + _kinds("kaito.sh", "Workspace", "inference.template")
+    # AIBrix: a StormService's role sets are copies of spec.template.spec (vllm-project/aibrix/
+    # pkg/controller/stormservice/rolesetoperations.go:62-71@e3e10f9e4aeb), and a role's pods
+    # take its template's labels, annotations and spec (pkg/controller/util/controller_utils.go:
+    # 72-94), through a PodSet when podGroupSize > 1 (roleset/podset_rollsyncer.go:378-399). A
+    # fleet's RayClusters are copies of its template (rayclusterfleet/sync.go:194).
     + _kinds("orchestration.aibrix.ai", "StormService", "spec.template.spec.roles[*].template")
     + _kinds("orchestration.aibrix.ai", "RayClusterFleet",
              *(f"spec.template.spec.{p}" for p in _RAY_GROUPS))

@@ -14,8 +14,8 @@ from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpu import GpuResources
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
-from tfpolicy.workloads.kinds import Pattern, Report, TemplateKind
-from tfpolicy.workloads.kinds import parse_template_path as parse_template_path
+from tfpolicy.workloads.shapes import Pattern, Report, TemplateKind
+from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
 from tfpolicy.workloads.views import View, expand, shape_view
 
 MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes API
@@ -170,7 +170,10 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
         return [((*template, "minReplicas"), 1, 0)]
     if kind == "LLMInferenceService":  # WorkloadSpec.replicas of spec or spec.prefill
         return [((*template, "replicas"), 1, 0)]
-    if kind in ("StormService", "RayClusterFleet"):  # spec.replicas copies of the set
+    if kind == "StormService":  # spec.replicas role sets × role replicas × podGroupSize
+        return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0),
+                ((*parent, "podGroupSize"), 1, 0)]
+    if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0)]
     if kind in ("Job", "CronJob") and _api_group(obj) != "batch.volcano.sh":
         return [((*parent, "parallelism"), 1, 0)]

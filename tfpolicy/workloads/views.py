@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.edits import Edit, Op, Path, diff
-from tfpolicy.workloads.kinds import (
+from tfpolicy.workloads.shapes import (
     ALWAYS,
     ANY,
     FIRST,

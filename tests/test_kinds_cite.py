@@ -1,0 +1,102 @@
+"""The controllers' own rules, as their source says (tfpolicy/workloads/kinds.py cites it):
+the names they give containers, and how many pods they run per template."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfpolicy.cli import main
+from tfpolicy.workloads import Registry
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _names(obj: dict[str, Any]) -> list[list[str]]:
+    return [[c["name"] for c in v.template["spec"]["containers"]] for v in Registry().views(obj)]
+
+
+def _knative(containers: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "serving.knative.dev/v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"template": {"spec": {"containers": containers, **spec}}}}
+
+
+def test_knative_names_a_lone_unnamed_container_user_container() -> None:
+    assert _names(_knative([{"image": "a"}])) == [["user-container"]]
+
+
+def test_knative_numbers_unnamed_containers_past_the_names_in_use() -> None:
+    obj = _knative([{"name": "user-container-0"}, {"image": "a"}, {"image": "b"}],
+                   initContainers=[{"name": "user-container-1"}])
+    assert _names(obj) == [["user-container-0", "user-container-2", "user-container-3"]]
+
+
+def _argo(template: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow",
+            "metadata": {"generateName": "w-"}, "spec": {"templates": [template]}}
+
+
+def test_argo_runs_a_container_template_as_main_whatever_its_name() -> None:
+    obj = _argo({"name": "t", "container": {"name": "trainer"}, "sidecars": [{"name": "log"}]})
+    assert _names(obj) == [["main", "log"]]
+
+
+def test_argo_container_set_keeps_names_and_calls_an_unnamed_one_main() -> None:
+    obj = _argo({"name": "t", "containerSet": {"containers": [{"name": "a"}, {"image": "b"}]}})
+    assert _names(obj) == [["a", "main"]]
+
+
+def _isvc(**components: Any) -> dict[str, Any]:
+    return {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": "m"}, "spec": components}
+
+
+def test_kserve_renames_a_lone_custom_predictor_container() -> None:
+    obj = _isvc(predictor={"containers": [{"name": "torchserve-container"}]})
+    assert _names(obj) == [["kserve-container"]]
+
+
+def test_kserve_keeps_named_custom_containers_beside_others() -> None:
+    obj = _isvc(predictor={"containers": [{"name": "server"}, {"name": "agent"}]})
+    assert _names(obj) == [["server", "agent"]]
+
+
+def test_kserve_renames_a_transformers_first_container_always() -> None:
+    obj = _isvc(transformer={"containers": [{"name": "t"}, {"name": "agent"}]})
+    assert _names(obj) == [["kserve-container", "agent"]]
+
+
+def test_kserve_framework_key_is_kserve_container_and_containers_stay() -> None:
+    obj = _isvc(predictor={"sklearn": {"name": "mine"}, "containers": [{"name": "side"}]})
+    assert _names(obj) == [["side", "kserve-container"]]
+
+
+def _admission(capsys: pytest.CaptureFixture[str], file: Path) -> list[dict[str, Any]]:
+    capsys.readouterr()
+    code = main(["admission", "--format", "json", str(file)])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    workloads: list[dict[str, Any]] = json.loads(out)["workloads"]
+    return workloads
+
+
+def test_aibrix_roles_run_replicas_times_pod_group_size(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # a real file: replicas 1, roles of replicas 1 × podGroupSize 2
+    found = _admission(capsys, Path("tests/realworld/aibrix-stormservice-podgroup.yaml"))
+    assert {w["template"]: w["replicas"] for w in found} == {
+        "roles-0": 1, "roles-1": 2, "roles-2": 2}
+
+
+def test_mpijob_v1alpha1_template_is_refused_but_its_pods_counted(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    file = "tests/realworld/mpijob-v1alpha1-template.yaml"
+    code = main(["apply", "-p", "takeover", file])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == (ROOT / file).read_text()
+    assert "not migrated: MPIJob v1alpha1 spec.template: the operator builds the launcher" in err
+    assert [w["replicas"] for w in _admission(capsys, Path(file))] == [4]
