@@ -19,19 +19,26 @@ def _names(obj: dict[str, Any]) -> list[list[str]]:
     return [[c["name"] for c in v.template["spec"]["containers"]] for v in Registry().views(obj)]
 
 
+def _paths(obj: dict[str, Any]) -> list[int]:
+    """How many of each view's containers have a field of their own."""
+    return [len(v.containers) for v in Registry().views(obj)]
+
+
 def _knative(containers: list[dict[str, Any]], **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "serving.knative.dev/v1", "kind": "Service", "metadata": {"name": "s"},
             "spec": {"template": {"spec": {"containers": containers, **spec}}}}
 
 
 def test_knative_names_a_lone_unnamed_container_user_container() -> None:
-    assert _names(_knative([{"image": "a"}])) == [["user-container"]]
+    assert _names(_knative([{"image": "a"}])) == [["user-container", "queue-proxy"]]
 
 
 def test_knative_numbers_unnamed_containers_past_the_names_in_use() -> None:
     obj = _knative([{"name": "user-container-0"}, {"image": "a"}, {"image": "b"}],
                    initContainers=[{"name": "user-container-1"}])
-    assert _names(obj) == [["user-container-0", "user-container-2", "user-container-3"]]
+    assert _names(obj) == [["user-container-0", "user-container-2", "user-container-3",
+                            "queue-proxy"]]
+    assert _paths(obj) == [3]  # Knative's own queue-proxy is in the pod, not the manifest
 
 
 def _argo(template: dict[str, Any]) -> dict[str, Any]:
@@ -41,12 +48,13 @@ def _argo(template: dict[str, Any]) -> dict[str, Any]:
 
 def test_argo_runs_a_container_template_as_main_whatever_its_name() -> None:
     obj = _argo({"name": "t", "container": {"name": "trainer"}, "sidecars": [{"name": "log"}]})
-    assert _names(obj) == [["main", "log"]]
+    assert _names(obj) == [["main", "log", "wait"]]
+    assert _paths(obj) == [2]
 
 
 def test_argo_container_set_keeps_names_and_calls_an_unnamed_one_main() -> None:
     obj = _argo({"name": "t", "containerSet": {"containers": [{"name": "a"}, {"image": "b"}]}})
-    assert _names(obj) == [["a", "main"]]
+    assert _names(obj) == [["a", "main", "wait"]]
 
 
 def _isvc(**components: Any) -> dict[str, Any]:

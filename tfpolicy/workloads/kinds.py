@@ -93,7 +93,8 @@ _LLM = (_llm_workload("spec"), _llm_workload("spec.prefill"))
 # then its template's `metadata` over it (workflow/controller/workflowpod.go:1325-1334), so
 # the template's is the one to write. Its container or script runs as "main" whatever its
 # name; a containerSet's containers keep theirs, "main" when unnamed (workflowpod.go:417-420,
-# container_set_template.go:20); sidecars are added as they are (workflowpod.go:1927-1932).
+# container_set_template.go:20); sidecars are added as they are (workflowpod.go:1927-1932),
+# and so is the controller's own "wait" (or "supervisor") container (workflowpod.go:537-545).
 _ARGO_STEP = ("metadata",), (), (Slot(("container",), "main", ALWAYS),
                                  Slot(("script",), "main", ALWAYS),
                                  Slot(("containerSet", "containers", ANY), "main"),
@@ -107,7 +108,7 @@ _ARGO_DEFAULTS = ("Argo spec.templateDefaults: merged into every template of its
 
 def _argo(kind: str, workflow: str) -> TemplateKind:
     """An Argo kind whose WorkflowSpec is at ``workflow``."""
-    step = Shape(_p(f"{workflow}.templates[*]"), *_ARGO_STEP)
+    step = Shape(_p(f"{workflow}.templates[*]"), *_ARGO_STEP, added=("wait",))
     return TemplateKind("argoproj.io", kind, (), (step,),
                         (Report(_p(f"{workflow}.templateDefaults"), _ARGO_DEFAULTS),))
 
@@ -136,9 +137,11 @@ _MPI_V1ALPHA1_TEMPLATE = Report(_p("spec.template"), (
 # own (pkg/reconciler/revision/resources/meta.go:55-70, :88-96; deploy.go:381, :408-409).
 # Unnamed containers are named by config-defaults' container-name-template, "user-container"
 # (pkg/apis/config/defaults.go:61), or user-container-N when there are several or the name is
-# taken (pkg/apis/serving/v1/revision_defaults.go:79-88, :266-289).
+# taken (pkg/apis/serving/v1/revision_defaults.go:79-88, :266-289). Every pod also runs the
+# queue-proxy container (pkg/reconciler/revision/resources/deploy.go:213).
 _KNATIVE = Shape(("spec", "template"), ("metadata",), ("spec",),
-                 (Slot(("spec", "containers", ANY), "user-container", NUMBERED),))
+                 (Slot(("spec", "containers", ANY), "user-container", NUMBERED),),
+                 added=("queue-proxy",))
 
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (

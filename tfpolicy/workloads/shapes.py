@@ -55,7 +55,10 @@ class Shape:
     slot some of its containers (a ``(pattern, name)`` pair, as a policy's ``podTemplates``
     give, is a slot whose containers get ``name`` when they have none).
     When ``shared`` exists, the same labels reach another pod spec too, and no
-    annotation could say what each of them needs: the shape is refused with ``why``."""
+    annotation could say what each of them needs: the shape is refused with ``why``.
+    ``added`` names the containers the controller adds to every such pod (Knative's
+    queue-proxy): they have no field here, but they make the pod one of several
+    containers, which TensorFusion's webhook refuses without ``inject-container``."""
 
     anchor: Pattern
     meta: Pattern
@@ -63,6 +66,7 @@ class Shape:
     containers: tuple[Slot | tuple[Pattern, str], ...]
     shared: Pattern | None = None
     why: str = ""
+    added: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,8 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     paths, items = _containers(obj, anchor, shape)
     if isinstance(shared, Mapping):  # refused, but its GPUs are still seen and reported
         items += [c for c in _as_list(shared.get("containers")) if isinstance(c, Mapping)]
+    names = {c.get("name") for c in items}
+    items += [{"name": name} for name in shape.added if name not in names]  # no path: no edit
     template: dict[str, Any] = {}
     if isinstance(meta, Mapping):
         template["metadata"] = {k: copy.deepcopy(meta[k]) for k in _META_KEYS if k in meta}
