@@ -108,3 +108,16 @@ def test_mpijob_v1alpha1_template_is_refused_but_its_pods_counted(
     assert code == 0 and out == (ROOT / file).read_text()
     assert "not migrated: MPIJob v1alpha1 spec.template: the operator builds the launcher" in err
     assert [w["replicas"] for w in _admission(capsys, Path(file))] == [4]
+
+
+def test_seldon_server_pods_are_its_replicas(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    file = Path("tests/cases/takeover/kind-seldon-server/input.yaml")
+    assert [w["replicas"] for w in _admission(capsys, file)] == [2]
+
+
+def test_seldon_server_pod_has_the_server_config_containers_too() -> None:
+    obj = {"apiVersion": "mlops.seldon.io/v1alpha1", "kind": "Server",
+           "metadata": {"name": "s"}, "spec": {"podSpec": {"containers": [{"name": "triton"}]}}}
+    assert _names(obj) == [["triton", "rclone", "agent"]]

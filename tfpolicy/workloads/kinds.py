@@ -143,13 +143,19 @@ _KNATIVE = Shape(("spec", "template"), ("metadata",), ("spec",),
                  (Slot(("spec", "containers", ANY), "user-container", NUMBERED),),
                  added=("queue-proxy",))
 
+# Seldon Core v2 (SeldonIO/seldon-core@7b77f8b78e87, operator/controllers/reconcilers/server/):
+# the pods get the Server's own metadata labels and annotations over its ServerConfig's
+# (statefulset_reconciler.go:48-49, :85-91), and spec.podSpec is merged into the
+# ServerConfig's pod spec, containers by name (server_reconciler.go:127,
+# common/patch_utils.go:72-99). The ServerConfig's other containers (rclone and agent in the
+# shipped ones, k8s/yaml/components.yaml) make every pod one of several containers.
+_SELDON = Shape((), ("metadata",), ("spec", "podSpec"),
+                (Slot(("spec", "podSpec", "containers", ANY)),), added=("rclone", "agent"))
+
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (
         "NIMService: the NIM Operator builds the pod template itself; migrate the "
         "Deployment it renders")),)),
-    TemplateKind("mlops.seldon.io", "Server", (), reports=(Report(_p("spec.podSpec"), (
-        "Seldon Server: spec.podSpec has no metadata; the pod's labels and annotations come "
-        "from the ServerConfig it names")),)),
     TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
         _p("spec.inferenceConfig.flavors"), (
             "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "
@@ -197,6 +203,7 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
              f"spec.template.spec.{_JOBSET}")
     + [TemplateKind("serving.knative.dev", k, (), (_KNATIVE,))
        for k in ("Service", "Configuration")]
+    + [TemplateKind("mlops.seldon.io", "Server", (), (_SELDON,))]
     # Volcano: a task's pod is its template's labels, annotations and spec (volcano-sh/volcano/
     # pkg/controllers/job/job_controller_util.go:46-59@ed72c7c815a9).
     + _kinds("batch.volcano.sh", "Job", "spec.tasks[*].template")

@@ -157,6 +157,8 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
 
 
 def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]:
+    if kind == "Server" and _api_group(obj) == "mlops.seldon.io":  # ScalingSpec.replicas
+        return [(("spec", "replicas"), 1, 0)]
     if kind == "Pod" or not template:
         return []
     parent = template[:-1]

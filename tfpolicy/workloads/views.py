@@ -41,6 +41,9 @@ class View:
     spec: Path | None = None  # the mapping with its pod-level fields
     containers: tuple[Path, ...] = ()
     refused: str = ""  # why this pod is reported rather than migrated
+    # ``meta`` holds nothing but labels and annotations, so one edit may set or remove it
+    # whole (Argo's template metadata); an object's own metadata has its name too
+    meta_alone: bool = True
 
     def real(self, path: Path) -> Path | None:
         """Where a path of the view is in the object; ``None``: nowhere one edit can go."""
@@ -48,7 +51,7 @@ class View:
             return self.path + path
         if path[:1] == ("metadata",) and len(path) > 1:
             return self.meta + path[1:]
-        if path == ("metadata",) and len(self.meta) > len(self.path):
+        if path == ("metadata",) and len(self.meta) > len(self.path) and self.meta_alone:
             return self.meta  # a mapping of its own, as Argo's template metadata
         if path[:2] == ("spec", "containers"):  # the list itself has no one place
             index = path[2] if len(path) > 2 else None
@@ -108,9 +111,10 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     spec = {k: copy.deepcopy(v) for k, v in spec_node.items()
             if k not in skip} if isinstance(spec_node, Mapping) else {}
     template["spec"] = {**spec, "containers": items}
+    alone = not isinstance(meta, Mapping) or set(meta) <= set(_META_KEYS)
     return View(anchor, template, anchor + shape.meta,
                 None if shape.spec is None else anchor + shape.spec, tuple(paths),
-                shape.why if isinstance(shared, Mapping) else "")
+                shape.why if isinstance(shared, Mapping) else "", alone)
 
 
 def _containers(obj: Mapping[str, Any], anchor: Path,
