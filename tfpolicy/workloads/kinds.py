@@ -152,10 +152,22 @@ _KNATIVE = Shape(("spec", "template"), ("metadata",), ("spec",),
 _SELDON = Shape((), ("metadata",), ("spec", "podSpec"),
                 (Slot(("spec", "podSpec", "containers", ANY)),), added=("rclone", "agent"))
 
+# NIMService (NVIDIA/k8s-nim-operator@f63f74d7ad22): spec.labels and spec.annotations do reach
+# the pods (api/apps/v1alpha1/nimservice_types.go:1277-1286, manifests/deployment.yaml), but the
+# operator gives the container GPUs of its own when spec.resources names none (internal/
+# controller/platform/standalone/nimservice.go:1312-1370), and builds a KServe
+# InferenceService or a LeaderWorkerSet instead on request: not read as one pod here.
+# llmaz (InftyAI/llmaz@3c13ff343e28): a Playground's pod template has no metadata at all
+# (pkg/controller/inference/playground_controller.go:340-360), its backendRuntimeConfig
+# resources merged into the container (:297-300); an OpenModel's flavor limits overwrite the
+# model-runner container's requests and limits (service_controller.go:293-331).
+# TrainJob: spec.trainer.resourcesPerNode is merged into the runtime's "node" container
+# (kubeflow/trainer/pkg/runtime/core/trainingruntime.go:205-241@8c0f5059bd51).
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (
-        "NIMService: the NIM Operator builds the pod template itself; migrate the "
-        "Deployment it renders")),)),
+        "NIMService: the NIM Operator builds the pod from the NIMService's fields and gives "
+        "it GPUs of its own when spec.resources names none, which tfpolicy does not model; "
+        "change its GPU resources by hand")),)),
     TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
         _p("spec.inferenceConfig.flavors"), (
             "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "
