@@ -121,3 +121,52 @@ def test_seldon_server_pod_has_the_server_config_containers_too() -> None:
     obj = {"apiVersion": "mlops.seldon.io/v1alpha1", "kind": "Server",
            "metadata": {"name": "s"}, "spec": {"podSpec": {"containers": [{"name": "triton"}]}}}
     assert _names(obj) == [["triton", "rclone", "agent"]]
+
+
+def test_kuberay_worker_groups_run_replicas_times_hosts(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    file = tmp_path / "ray.yaml"
+    file.write_text("""apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: r
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers:
+        - name: ray-head
+          resources: {limits: {nvidia.com/gpu: 1}}
+  workerGroupSpecs:
+  - groupName: gpu
+    replicas: 3
+    numOfHosts: 2
+    template:
+      spec:
+        containers:
+        - name: ray-worker
+          resources: {limits: {nvidia.com/gpu: 1}}
+""")
+    found = _admission(capsys, file)
+    assert {w["template"]: w["replicas"] for w in found} == {
+        "headGroupSpec": 1, "workerGroupSpecs-0": 6}
+
+
+def test_lws_without_a_leader_template_runs_size_workers_per_group(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    file = tmp_path / "lws.yaml"
+    file.write_text("""apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: vllm
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 4
+    workerTemplate:
+      spec:
+        containers:
+        - name: vllm
+          resources: {limits: {nvidia.com/gpu: 1}}
+""")
+    assert [w["replicas"] for w in _admission(capsys, file)] == [8]

@@ -198,6 +198,11 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
                     reports=_MPI_V1ALPHA1, refused=(_MPI_V1ALPHA1_TEMPLATE,))]
     + _kinds("kubeflow.org", "XGBoostJob", "spec.xgbReplicaSpecs.*.template")
     + _kinds("kubeflow.org", "PaddleJob", "spec.paddleReplicaSpecs.*.template")
+    # KubeRay builds each head and worker pod from its group's template, metadata included
+    # (ray-project/kuberay/ray-operator/controllers/ray/common/pod.go:214-218, :595-597
+    # @feeaf72facab); LeaderWorkerSet its leader and worker StatefulSets from the two templates,
+    # the leader from workerTemplate when it has none (kubernetes-sigs/lws/pkg/controllers/
+    # leaderworkerset_controller.go:777-781@060ab4da17ee).
     + _kinds("ray.io", "RayCluster", *(f"spec.{p}" for p in _RAY_GROUPS))
     + _kinds("ray.io", "RayJob", *(f"spec.rayClusterSpec.{p}" for p in _RAY_GROUPS))
     + _kinds("ray.io", "RayService", *(f"spec.rayClusterConfig.{p}" for p in _RAY_GROUPS))

@@ -163,9 +163,7 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
         return []
     parent = template[:-1]
     if kind == "LeaderWorkerSet":  # spec.replicas groups of `size` pods, one the leader
-        groups: list[_Factor] = [(("spec", "replicas"), 1, 0)]
-        worker = template[-1] == "workerTemplate"
-        return groups + ([((*parent, "size"), 1, 1)] if worker else [])
+        return _lws(obj, template)
     if kind == "JobSet":  # each replicated job: replicas Jobs of parallelism pods
         return [((*template[:-3], "replicas"), 1, 0), ((*parent, "parallelism"), 1, 0)]
     if kind == "InferenceService":  # ComponentExtensionSpec.minReplicas, default 1
@@ -176,10 +174,29 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
         return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0),
                 ((*parent, "podGroupSize"), 1, 0)]
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
-        return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0)]
+        return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
+    if kind in ("RayCluster", "RayJob", "RayService"):
+        return _ray_group(parent)
     if kind in ("Job", "CronJob") and _api_group(obj) != "batch.volcano.sh":
         return [((*parent, "parallelism"), 1, 0)]
     return [((*parent, "replicas"), 1, 0)]
+
+
+def _lws(obj: Mapping[str, Any], template: Path) -> list[_Factor]:
+    """Without a leaderTemplate the leader is a worker too (kubernetes-sigs/lws/pkg/controllers/
+    leaderworkerset_controller.go:777-781@060ab4da17ee): workerTemplate is all `size` pods."""
+    groups: list[_Factor] = [(("spec", "replicas"), 1, 0)]
+    if template[-1] != "workerTemplate":
+        return groups
+    leader = _get_or_none(obj, (*template[:-1], "leaderTemplate")) is not None
+    return [*groups, ((*template[:-1], "size"), 1, 1 if leader else 0)]
+
+
+def _ray_group(group: Path) -> list[_Factor]:
+    """KubeRay runs a worker group's replicas × numOfHosts pods (ray-project/kuberay/
+    ray-operator/controllers/ray/utils/util.go:389-406@feeaf72facab); a head, one."""
+    hosts = [((*group, "numOfHosts"), 1, 0)] if "workerGroupSpecs" in group else []
+    return [((*group, "replicas"), 1, 0), *hosts]
 
 
 def _read(obj: Mapping[str, Any], path: Path, default: int) -> int:
