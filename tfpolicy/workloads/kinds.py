@@ -120,15 +120,15 @@ _ARGO = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate")
 # copies of spec.template, its labels and annotations included (:1023-1031, :1119-1126); the
 # launcher's first container has its resources cleared (:1155-1157) and the workers' gets
 # the GPU count set (:1035-1041), from spec.gpus/processingUnits or else the template's own
-# limit (:568-608). TensorFusion annotations in the template would make the launcher a GPU pod.
+# limit (:568-608). TensorFusion annotations in the template would reach the launcher too.
 _MPI_V1ALPHA1 = tuple(Report(("spec", key), (
     f"MPIJob v1alpha1 spec.{key}: the operator sets the workers' GPU resources from this "
     "count itself; move to MPIJob v2beta1 and write them in the Worker's template"))
     for key in ("gpus", "processingUnits"))
 _MPI_V1ALPHA1_TEMPLATE = Report(_p("spec.template"), (
     "MPIJob v1alpha1 spec.template: the operator builds the launcher from it too, labels and "
-    "annotations included, so TensorFusion annotations would give the launcher a GPU; move to "
-    "MPIJob v2beta1, whose mpiReplicaSpecs give the launcher a template of its own"))
+    "annotations included, so TensorFusion annotations would reach the launcher, which needs "
+    "no GPU; move to MPIJob v2beta1, whose mpiReplicaSpecs give it a template of its own"))
 
 # Knative (knative/serving@98e5ef90aa70): a Service's template is its Configuration's
 # (pkg/reconciler/service/resources/configuration.go:66), whose metadata is the Revision's
