@@ -224,8 +224,10 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     # Volcano: a task's pod is its template's labels, annotations and spec (volcano-sh/volcano/
     # pkg/controllers/job/job_controller_util.go:46-59@ed72c7c815a9).
     + _kinds("batch.volcano.sh", "Job", "spec.tasks[*].template")
-    # HyperPod: the training operator's source is not public; replicaSpecs[*].template is a
-    # PodTemplateSpec in its CRD, as in Kubeflow's jobs, and is read as one.
+    # HyperPod: the training operator's source is not public, so how it copies a template to
+    # its pods could not be read; its CRD, as aws/sagemaker-hyperpod-cli models it (src/
+    # sagemaker/hyperpod/training/config/hyperpod_pytorch_job_unified_config.py@6c3aea5b3b1b,
+    # read through the code search), has replicaSpecs[*].template as the pod template.
     + _kinds("sagemaker.amazonaws.com", "HyperPodPyTorchJob", "spec.replicaSpecs[*].template")
     # KAITO: inference.template, copied, is the pod template of the StatefulSet it creates
     # (kaito-project/kaito/pkg/workspace/manifests/manifests.go:276-357@056b8280b1a8).
