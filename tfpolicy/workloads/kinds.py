@@ -99,8 +99,7 @@ _ARGO_STEP = ("metadata",), (), (Slot(("container",), "main", ALWAYS),
                                  Slot(("script",), "main", ALWAYS),
                                  Slot(("containerSet", "containers", ANY), "main"),
                                  Slot(("sidecars", ANY)))
-# spec.templateDefaults is merged into every template of its type
-# (workflow/controller/operator.go:4649-4692), so it has no one pod to annotate.
+# spec.templateDefaults is merged into every template of its type (operator.go:4649-4692).
 _ARGO_DEFAULTS = ("Argo spec.templateDefaults: merged into every template of its type, so "
                   "TensorFusion annotations there would reach every step's pod; write the GPU "
                   "resources in the steps that use them")
@@ -246,9 +245,8 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     + [TemplateKind("serving.kserve.io", k, (), _LLM)
        for k in ("LLMInferenceService", "LLMInferenceServiceConfig")]
     + [_argo(k, "spec") for k in _ARGO] + [_argo("CronWorkflow", "spec.workflowSpec")]
-    # Katib creates each trial from trialSpec with its parameters filled in, so its own kind
-    # decides (kubeflow/katib/pkg/controller.v1beta1/experiment/manifest/generator.go:89-107
-    # @33c8ff4e5d18)
+    # Katib makes each trial from trialSpec, parameters filled in, so its kind decides (kubeflow/
+    # katib/pkg/controller.v1beta1/experiment/manifest/generator.go:89-107@33c8ff4e5d18)
     + [TemplateKind("kubeflow.org", "Experiment", (), nested=(_p("spec.trialTemplate.trialSpec"),))]
     + list(_REPORTED)
 )
