@@ -19,9 +19,10 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.admission import WebhookConfig, operator_objects, webhook_config
+from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.commands.admission import _operator_found as operator_found
 from tfpolicy.commands.admission import _pools as merged_pools
-from tfpolicy.commands.admission import operator_options, read_documents, read_mapping
+from tfpolicy.commands.admission import located, operator_options, read_documents, read_mapping
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory, settings_from_values
@@ -102,7 +103,8 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     if tell is not None:
         tell("reading")
     policy_docs, shown = policy_documents(policies)
-    docs = read_documents(paths)
+    kept: dict[str, str] = {}
+    docs = read_documents(paths, kept)
     fleet = read_inventory(inventory)
     raw = read_mapping(values, "--values")  # once: a pipe (`<(helm get values …)`) reads once
     webhook = plan_webhook(raw, values, namespaces, docs, operator, namespace, fleet)
@@ -112,7 +114,10 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
                                     concurrent=rollout == "concurrent",
                                     consolidate=consolidate, progress=tell))
     except TooManyPods as exc:
-        raise _at_replicas(exc) from None
+        doc = exc.document
+        raise located(exc, doc.file, doc.index, exc.replicas_path, kept) from None
+    except PlaceholderError as exc:
+        raise located(exc, exc.file or "", exc.document, exc.path, kept) from None
     if tell is not None:
         sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
@@ -187,21 +192,6 @@ def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], st
         file, text = policy_source(ref, base)
         docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
     return docs, ", ".join(given)
-
-
-def _at_replicas(exc: TooManyPods) -> TooManyPods:
-    """Point the error at the workload's ``replicas`` (stdin cannot be read twice)."""
-    doc = exc.document
-    if doc.file == "<stdin>":
-        return exc
-    found = [(raw, parsed) for raw in yamlio.split_documents(read_text(doc.file))
-             for parsed in [yamlio.parse_document(raw.text, file=doc.file, line=raw.line)]
-             if parsed.node is not None]
-    if doc.index < len(found):
-        raw, parsed = found[doc.index]
-        line, column = yamlio.locate(parsed.node, exc.replicas_path)
-        exc.line, exc.column = raw.line + line + 1, column + 1
-    return exc
 
 
 def read_inventory(path: str) -> Inventory:

@@ -59,24 +59,24 @@ def units_of(docs: list[Document], registry: Registry, namespace: str,
             for path in paths:
                 try:
                     found.append(_unit(obj, number, base, path, len(paths) > 1, namespace,
-                                       daemon_replicas, doc.file))
+                                       daemon_replicas, doc))
                 except NotCounted:
                     continue
     return found
 
 
 def _unit(obj: Mapping[str, Any], doc: int, base: Path, path: Path, many: bool, namespace: str,
-          daemon_replicas: int, file: str) -> Unit:
+          daemon_replicas: int, source: Document) -> Unit:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
     kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
     ns = str(meta.get("namespace") or namespace)
     key = f"{kind}/{ns}/{name}" + (f"/{template_label(path)}" if many else "")
-    refuse_placeholders(get_path(obj, path), _GPUS, lambda p: base + path + p, file,
-                        f"{kind}/{name}")
+    refuse_placeholders(get_path(obj, path), _GPUS, lambda p: base + path + p,
+                        (source.file, source.index), f"{kind}/{name}")
     replicas = replicas_of(obj, path)
     return Unit(key, kind, ns, name, doc, base + path,
-                daemon_replicas if replicas is None else replicas, strategy_of(obj, file))
+                daemon_replicas if replicas is None else replicas, strategy_of(obj, source.file))
 
 
 def template_label(path: Path) -> str:
