@@ -91,7 +91,8 @@ def _commands(manifest: Path) -> list[list[str]]:
                          ".limits[nvidia.com/gpu]: '$GPU_PER_NODE'", command)
     for command in ("admission", "plan")] + [
     (KSERVE, KSERVE_AT, "InferenceService/llama: items[1].spec.predictor.model.resources"
-                        ".requests[nvidia.com/gpu]: '{{ .Values.gpus }}'", "admission"),
+                        ".requests[nvidia.com/gpu]: '{{ .Values.gpus }}'", command)
+    for command in ("admission", "plan")
 ])
 def test_a_placeholder_is_refused_at_its_line_and_column(
         text: str, at: tuple[int, int], shown: str, command: str, tmp_path: Path,
