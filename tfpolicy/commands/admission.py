@@ -97,20 +97,23 @@ def read_mapping(path: str | None, what: str) -> dict[str, Any]:
 def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Document],
                     operator: tuple[str, ...] = (), namespace: str = "default",
                     pools: tuple[WebhookPool, ...] | None = None,
-                    gpu_models: Mapping[str, ModelCapacity] | None = None) -> WebhookConfig:
+                    gpu_models: Mapping[str, ModelCapacity] | None = None,
+                    raw: Mapping[str, Any] | None = None) -> WebhookConfig:
     """The webhook as configured: Helm values, the operator's objects, namespace labels.
 
     Operator objects come from ``--operator-config`` files and from the
     manifests themselves. GPUPool objects give the pools (``pools``, the
     plan's inventory pools, keep their names and default; the objects add
     their settings); GPU objects add model capacities over ``gpu_models``.
+    ``raw``: the values file already read (a pipe reads once), else it is read here.
     """
     labels = namespace_labels(docs)
     if namespaces is not None:
         labels.update(namespace_labels(read_documents((namespaces,))))
     given = read_documents(operator) if operator else []  # no paths would mean stdin
     found = operator_objects(_operator_found([*docs, *given]), namespace)
-    raw = read_mapping(values, "--values")
+    if raw is None:
+        raw = read_mapping(values, "--values")
     try:
         return webhook_config(
             raw, pools=_pools(found.pools, pools), namespace_labels=labels,

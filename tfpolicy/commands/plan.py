@@ -18,18 +18,20 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.admission import WebhookConfig, operator_objects, webhook_config
 from tfpolicy.admission.placeholders import PlaceholderError
-from tfpolicy.commands.admission import _operator_found as operator_found
-from tfpolicy.commands.admission import _pools as merged_pools
-from tfpolicy.commands.admission import located, operator_options, read_documents, read_mapping
+from tfpolicy.commands.admission import (
+    cluster_webhook,
+    located,
+    operator_options,
+    read_documents,
+    read_mapping,
+)
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.output import install_file
 from tfpolicy.plan import (
     DEFAULT_LADDER,
-    Document,
     Plan,
     PlanInput,
     TooManyPods,
@@ -40,7 +42,6 @@ from tfpolicy.plan import (
     run_plan,
     step_documents,
 )
-from tfpolicy.plan.admission_report import namespace_labels
 from tfpolicy.plan.html import as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
@@ -107,7 +108,8 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     docs = read_documents(paths, kept)
     fleet = read_inventory(inventory)
     raw = read_mapping(values, "--values")  # once: a pipe (`<(helm get values …)`) reads once
-    webhook = plan_webhook(raw, values, namespaces, docs, operator, namespace, fleet)
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
+                              admission_pools(fleet), model_capacities(fleet), raw)
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
                                     namespace, shown, scheduler_settings(values, raw),
@@ -160,24 +162,6 @@ def scheduler_settings(values: str | None,
         return settings_from_values(read_mapping(values, "--values") if raw is None else raw)
     except TfpolicyError as exc:
         raise exc.located(values) from None
-
-
-def plan_webhook(raw: Mapping[str, Any], values: str | None, namespaces: str | None,
-                 docs: list[Document], operator: tuple[str, ...], namespace: str,
-                 fleet: Inventory) -> WebhookConfig:
-    """`cluster_webhook` for values already read, the inventory's pools and GPU models."""
-    labels = namespace_labels(docs)
-    if namespaces is not None:
-        labels.update(namespace_labels(read_documents((namespaces,))))
-    given = read_documents(operator) if operator else []  # no paths would mean stdin
-    found = operator_objects(operator_found([*docs, *given]), namespace)
-    try:
-        return webhook_config(
-            raw, pools=merged_pools(found.pools, admission_pools(fleet)), namespace_labels=labels,
-            gpu_models={**model_capacities(fleet), **found.gpu_models}, quotas=found.quotas,
-            providers=found.providers, profiles=found.profiles)
-    except TfpolicyError as exc:
-        raise exc.located(values or "--values") from None
 
 
 def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
