@@ -88,3 +88,31 @@ def test_admission_notes_the_gpus_hami_gives(tmp_path: Path,
     assert found["pair"]["notes"] == [f"container 'helper' {given}"]
     # HAMi reads limits only, and its priority is no share
     assert found["asks-in-requests"]["notes"] == found["priority-only"]["notes"] == []
+
+
+POLICY = """\
+apiVersion: tfpolicy.dev/v1alpha1
+kind: MigrationPolicy
+metadata:
+  name: from-hami
+spec:
+  stage: rightsize
+{hami}"""
+
+
+@pytest.mark.parametrize(("hami", "code", "said"), [
+    ("  hami: {}\n", 0, ""),  # hami stands in for resources
+    ("", 2, "5:1: [error] 'resources' is a required property"),
+    ("  hami: {memoryFactor: 0}\n", 2, "7:24: [error] 0 is less than the minimum of 1"),
+    ("  hami:\n    resourceMem: example.com/m\n    resourceCores: example.com/m\n", 2,
+     "9:20: [error] hami.resourceCores 'example.com/m' names another of HAMi's resources"),
+    ("  hami: {resourcePriority: nvidia.com/gpu}\n", 2,
+     "7:28: [error] hami.resourcePriority 'nvidia.com/gpu' names another of HAMi's"),
+])
+def test_the_hami_option_is_validated(hami: str, code: int, said: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY.format(hami=hami))
+    assert main(["validate", str(policy)]) == code
+    err = capsys.readouterr().err
+    assert f"{policy}:{said}" in err if said else "1 policies valid" in err
