@@ -123,3 +123,18 @@ def test_a_kind_whose_pods_are_not_counted_is_said_at_the_start(
     start = out.split("\nstart ")[1].split("\n\n")[0]
     assert ("warning: Experiment/ml/tune: not simulated: plan and admission do not count this "
             "kind's pods (Katib runs parallelTrialCount trials") in start
+
+
+def test_too_many_pods_points_at_the_component_min_replicas(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    manifest = tmp_path / "huge.yaml"
+    manifest.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n"
+                        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\n"
+                        "metadata: {name: huge}\nspec:\n  predictor:\n    minReplicas: 200000\n"
+                        "    model:\n      resources:\n        limits: {nvidia.com/gpu: '1'}\n")
+    code = main(["plan", "-p", "takeover", "--inventory",
+                 str(CASES / "kserve-isvc-min-replicas" / "inventory.yaml"), str(manifest)])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"{manifest}:10:18: error: InferenceService/default/huge: the plan "
+                          "simulates every GPU pod one by one")

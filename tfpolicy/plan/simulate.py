@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
+from tfpolicy.edits import Path
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
@@ -132,7 +133,15 @@ class TooManyPods(TfpolicyError):
             f"in all; these manifests ask for more ({unit.replicas:,} replicas here)",
             file=document.file)
         self.document = document
-        self.replicas_path = (*unit.path[:-1], "replicas")
+        self.replicas_path = _replicas_path(unit)
+
+
+def _replicas_path(unit: Unit) -> Path:
+    """Where the unit's count is written: its parent's ``replicas``, a component's
+    ``minReplicas``, an LLMInferenceService workload's ``replicas``."""
+    if unit.shaped is None:
+        return (*unit.path[:-1], "replicas")
+    return (*unit.path, "minReplicas" if unit.kind == "InferenceService" else "replicas")
 
 
 def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
