@@ -124,6 +124,30 @@ def is_hami(resource: str) -> bool:
     return resource in HAMI_RESOURCES
 
 
+@dataclass(frozen=True, slots=True)
+class Hami:
+    """HAMi's NVIDIA device configuration, as far as tfpolicy reads it; the defaults are its
+    chart's. Operators rename the resources through the chart values ``resourceMem``,
+    ``resourceMemPercentage``, ``resourceCores``, ``resourcePriority`` (charts/hami/
+    values.yaml:26-29), which become the device config's ``resourceMemoryName`` ... keys
+    (templates/scheduler/device-configmap.yaml), and may scale memory with its
+    ``memoryFactor``: a ``gpumem`` value times the factor is the MiB HAMi reserves
+    (pkg/device/nvidia/device.go:535-548, at most int32 after scaling)."""
+
+    memory: str = HAMI_MEMORY
+    memory_percent: str = HAMI_MEMORY_PERCENT
+    cores: str = HAMI_CORES
+    priority: str = HAMI_PRIORITY
+    memory_factor: int = 1
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        return (self.memory, self.memory_percent, self.cores, self.priority)
+
+
+HAMI = Hami()
+
+
 def vendor_of(resource: str) -> str:
     """A vendor string guessed from a resource name's domain, or ``""`` (any vendor)."""
     return _VENDOR_BY_DOMAIN.get(resource.split("/", 1)[0], "")

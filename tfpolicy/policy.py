@@ -11,6 +11,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
+from tfpolicy.gpu import HAMI, Hami
 from tfpolicy.quantity import QuantityError, parse_quantity
 from tfpolicy.schema import validate
 from tfpolicy.selectors import Selector
@@ -59,6 +60,7 @@ class Settings:
     isolation: str | None = None
     resources: Resources | None = None
     autoscale: str | None = None  # None = off, "" = default target, else the target
+    hami: Hami | None = None  # the cluster's HAMi configuration; None: the chart's
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,23 @@ def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
     if not found:
         found.extend(_number_errors(data, file, locate))
         found.extend(_kind_errors(data, file, locate))
+        found.extend(_hami_errors(data, file, locate))
+    return found
+
+
+def _hami_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
+    """HAMi's resources are told apart by name: two keys naming one resource, or a name
+    that is a GPU count, would make its share unreadable."""
+    raw = data["spec"].get("hami") or {}
+    names = _hami(raw).resources
+    found = []
+    for key in ("resourceMem", "resourceMemPercentage", "resourceCores", "resourcePriority"):
+        value = raw.get(key)
+        if value is not None and (names.count(value) > 1 or value == "nvidia.com/gpu"):
+            line, col = locate(("spec", "hami", key))
+            message = (f"hami.{key} {_excerpt(repr(value))} names another of HAMi's resources "
+                       "or the GPU count: each must be its own resource")
+            found.append(_error(message, file, line, col, _name_of(data)))
     return found
 
 
@@ -248,7 +267,15 @@ def _settings(raw: Mapping[str, Any]) -> Settings:
         gpu_model=raw.get("gpuModel"), isolation=raw.get("isolation"),
         resources=_resources(raw["resources"]) if "resources" in raw else None,
         autoscale=_autoscale(raw.get("autoscale")),
+        hami=_hami(raw["hami"]) if "hami" in raw else None,
     )
+
+
+def _hami(raw: Mapping[str, Any]) -> Hami:
+    return Hami(raw.get("resourceMem", HAMI.memory),
+                raw.get("resourceMemPercentage", HAMI.memory_percent),
+                raw.get("resourceCores", HAMI.cores), raw.get("resourcePriority", HAMI.priority),
+                raw.get("memoryFactor", HAMI.memory_factor))
 
 
 def _resources(raw: Mapping[str, Any]) -> Resources:

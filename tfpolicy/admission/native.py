@@ -11,7 +11,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpu import (
+    HAMI_CORES,
+    HAMI_DEFAULT_GPUS,
+    HAMI_MEMORY,
+    HAMI_MEMORY_PERCENT,
+    GpuResources,
+)
 from tfpolicy.quantity import QuantityError, parse_quantity
 
 _UINT32_MAX = 2**32 - 1
@@ -85,6 +91,25 @@ def native_gpus(pod: Mapping[str, Any], names: GpuResources) -> NativeGpus:
             hits.append(name)
             vendor = vendor or names.vendor(resource)
     return NativeGpus(count, tuple(per_container.items()), tuple(hits), vendor)
+
+
+# HAMi (Project-HAMi/HAMi at 4707fb02) pkg/device/nvidia/device.go:398-415,
+# mutateContainerResource: a container whose *limits* hold gpucores, gpumem or
+# gpumem-percentage but not the count name (nvidia.com/gpu, config.go:301) gets
+# defaultGPUNum of it (1 in the chart); requests and the priority resource do not count.
+_HAMI_COUNT = "nvidia.com/gpu"
+_HAMI_SHARES = frozenset({HAMI_CORES, HAMI_MEMORY, HAMI_MEMORY_PERCENT})
+
+
+def hami_default_gpus(pod: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """Per container, the GPUs HAMi's webhook adds to one that asks only for a HAMi share:
+    under HAMi (and the device plugin it wraps) the pod holds those cards."""
+    found = []
+    for container in containers(pod):
+        names = {name for name, _ in _items((container.get("resources") or {}).get("limits"))}
+        if names & _HAMI_SHARES and _HAMI_COUNT not in names:
+            found.append((str(container.get("name", "")), HAMI_DEFAULT_GPUS))
+    return tuple(found)
 
 
 def gpu_resource_names(container: Mapping[str, Any], names: GpuResources) -> list[str]:

@@ -20,25 +20,28 @@ _PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{\{")
 
 
 class PlaceholderError(TfpolicyError):
-    """A GPU quantity that is a placeholder; ``path`` (from the document's root) is where
-    it is, so the caller that holds the text can give its line."""
+    """A GPU quantity that is a placeholder: ``path`` (from the root of the file's
+    ``document``-th document) is where it is, so the command, which holds the text, gives
+    its line and column."""
 
-    def __init__(self, message: str, file: str, path: Path) -> None:
+    def __init__(self, message: str, file: str, document: int, path: Path) -> None:
         super().__init__(message, file=file)
+        self.document = document
         self.path = path
 
 
 def refuse_placeholders(template: Any, gpus: GpuResources, real: Callable[[Path], Path],
-                        file: str, workload: str) -> None:
+                        where: tuple[str, int], workload: str) -> None:
     """Raise :class:`PlaceholderError` at the first GPU quantity of ``template`` (a pod
-    template; ``real`` maps its paths to the document's) that is a placeholder."""
+    template; ``real`` maps its paths to the document's) that is a placeholder; ``where``:
+    the file and the document's index in it."""
     for path, value in _gpu_values(template, gpus):
         if isinstance(value, str) and _PLACEHOLDER.search(value):
             full = real(path)
             shown = value if len(value) <= 32 else value[:29] + "..."
             raise PlaceholderError(
                 f"{workload}: {format_path(full)}: {shown!r} is a placeholder, not a quantity: "
-                "render the manifest first (envsubst, helm template, ...)", file, full)
+                "render the manifest first (envsubst, helm template, ...)", *where, full)
 
 
 def _gpu_values(template: Any, gpus: GpuResources) -> Iterator[tuple[Path, Any]]:

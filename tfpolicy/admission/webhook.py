@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from tfpolicy.admission import keys
@@ -17,7 +18,12 @@ from tfpolicy.admission.automigrate import should_auto_migrate
 from tfpolicy.admission.config import AdmissionContext
 from tfpolicy.admission.diff import changes
 from tfpolicy.admission.mutate import apply_profile
-from tfpolicy.admission.native import containers, default_requests, has_gpu_request
+from tfpolicy.admission.native import (
+    containers,
+    default_requests,
+    hami_default_gpus,
+    has_gpu_request,
+)
 from tfpolicy.admission.parse import Profile, parse_profile
 from tfpolicy.admission.records import Admission, Decision, Rejection
 from tfpolicy.admission.replicas import over_cap
@@ -37,12 +43,12 @@ def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     if labels.get(keys.ENABLED) == keys.TRUE:
         return _tensor_fusion(submitted, copy.deepcopy(submitted), Decision.TENSOR_FUSION, ctx)
     if not has_gpu_request(submitted, ctx.webhook.resources):
-        return Admission(Decision.UNTOUCHED, submitted, reason="not a GPU pod")
+        return _with_hami(Admission(Decision.UNTOUCHED, submitted, reason="not a GPU pod"))
     verdict = should_auto_migrate(
         ctx.webhook.auto_migration, ctx.namespace, labels, ctx.webhook.namespace_labels,
     )
     if not verdict.migrate:
-        return _not_migrated(submitted, verdict.reason, ctx)
+        return _with_hami(_not_migrated(submitted, verdict.reason, ctx))
     pod = copy.deepcopy(submitted)
     meta = pod["metadata"]
     meta.setdefault("labels", {})[keys.ENABLED] = keys.TRUE
@@ -50,6 +56,16 @@ def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     if keys.ISOLATION not in annotations:
         annotations[keys.ISOLATION] = "shared"  # only when absent (§9.1)
     return _tensor_fusion(submitted, pod, Decision.MIGRATED, ctx)
+
+
+def _with_hami(admission: Admission) -> Admission:
+    """An unmutated pod, noting the cards HAMi's webhook gives its containers that ask only
+    for a HAMi share: no GPU to TensorFusion's webhook, but the pod holds them."""
+    assert admission.pod is not None
+    notes = tuple(f"container {name!r} asks HAMi only for a share: HAMi's webhook gives it "
+                  f"{count} GPU, which it holds until rightsize converts the share"
+                  for name, count in hami_default_gpus(admission.pod))
+    return replace(admission, notes=admission.notes + notes) if notes else admission
 
 
 def submitted_pod(template: Mapping[str, Any], ctx: AdmissionContext) -> dict[str, Any]:

@@ -21,6 +21,8 @@ from tfpolicy import yamlio
 from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_objects, webhook_config
 from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import KINDS
+from tfpolicy.admission.placeholders import PlaceholderError
+from tfpolicy.edits import Path as EditPath
 from tfpolicy.engine import objects
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
@@ -51,14 +53,36 @@ def operator_options(func: F) -> F:
     return func
 
 
-def read_documents(paths: tuple[str, ...]) -> list[Document]:
-    """Every document of the manifests (files, folders, ``-``), parsed."""
+def read_documents(paths: tuple[str, ...], kept: dict[str, str] | None = None) -> list[Document]:
+    """Every document of the manifests (files, folders, ``-``), parsed. ``kept`` receives
+    stdin's text, which cannot be read twice, so that an error found later is located."""
     docs = []
     for file in manifest_files(paths):
         shown = "<stdin>" if file == "-" else file
-        for index, data in enumerate(yamlio.load_all(read_text(file), file=shown)):
+        text = read_text(file)
+        if kept is not None and file == "-":
+            kept[shown] = text
+        for index, data in enumerate(yamlio.load_all(text, file=shown)):
             docs.append(Document(shown, index, data))
     return docs
+
+
+def located(error: TfpolicyError, file: str, index: int, path: EditPath,
+            kept: Mapping[str, str]) -> TfpolicyError:
+    """``error`` at the line and column of ``path`` in the ``index``-th document of
+    ``file`` (counted as ``read_documents`` counts them); the file is read again, stdin's
+    text comes from ``kept``, and without it the error stays at its file."""
+    text = kept.get(file)
+    if text is None and file == "<stdin>":
+        return error
+    found = [(raw.line, node) for raw in yamlio.split_documents(text or read_text(file))
+             for node in [yamlio.parse_document(raw.text, file=file, line=raw.line).node]
+             if node is not None]
+    if index < len(found):
+        first, node = found[index]
+        line, column = yamlio.locate(node, path)  # within the document's own text
+        error.file, error.line, error.column = file, first + line + 1, column + 1
+    return error
 
 
 def read_mapping(path: str | None, what: str) -> dict[str, Any]:
@@ -73,20 +97,23 @@ def read_mapping(path: str | None, what: str) -> dict[str, Any]:
 def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Document],
                     operator: tuple[str, ...] = (), namespace: str = "default",
                     pools: tuple[WebhookPool, ...] | None = None,
-                    gpu_models: Mapping[str, ModelCapacity] | None = None) -> WebhookConfig:
+                    gpu_models: Mapping[str, ModelCapacity] | None = None,
+                    raw: Mapping[str, Any] | None = None) -> WebhookConfig:
     """The webhook as configured: Helm values, the operator's objects, namespace labels.
 
     Operator objects come from ``--operator-config`` files and from the
     manifests themselves. GPUPool objects give the pools (``pools``, the
     plan's inventory pools, keep their names and default; the objects add
     their settings); GPU objects add model capacities over ``gpu_models``.
+    ``raw``: the values file already read (a pipe reads once), else it is read here.
     """
     labels = namespace_labels(docs)
     if namespaces is not None:
         labels.update(namespace_labels(read_documents((namespaces,))))
     given = read_documents(operator) if operator else []  # no paths would mean stdin
     found = operator_objects(_operator_found([*docs, *given]), namespace)
-    raw = read_mapping(values, "--values")
+    if raw is None:
+        raw = read_mapping(values, "--values")
     try:
         return webhook_config(
             raw, pools=_pools(found.pools, pools), namespace_labels=labels,
@@ -120,9 +147,13 @@ def _pools(given: tuple[WebhookPool, ...],
 def admission(values: str | None, namespaces: str | None, operator: tuple[str, ...],
               namespace: str, output: str | None, fmt: str, paths: tuple[str, ...]) -> int:
     """Simulate the TensorFusion webhook on every pod template; exit 1 if any pod is rejected."""
-    docs = read_documents(paths)
+    kept: dict[str, str] = {}
+    docs = read_documents(paths, kept)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace)
-    items = admit_all(docs, webhook, namespace)
+    try:
+        items = admit_all(docs, webhook, namespace)
+    except PlaceholderError as exc:
+        raise located(exc, exc.file or "", exc.document, exc.path, kept) from None
     report = (json.dumps({"workloads": [admitted_dict(i) for i in items],
                           "rejected": _rejected(items)}, indent=2) + "\n"
               if fmt == "json" else admitted_text(items))

@@ -18,17 +18,20 @@ from typing import Any
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.admission import WebhookConfig, operator_objects, webhook_config
-from tfpolicy.commands.admission import _operator_found as operator_found
-from tfpolicy.commands.admission import _pools as merged_pools
-from tfpolicy.commands.admission import operator_options, read_documents, read_mapping
+from tfpolicy.admission.placeholders import PlaceholderError
+from tfpolicy.commands.admission import (
+    cluster_webhook,
+    located,
+    operator_options,
+    read_documents,
+    read_mapping,
+)
 from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.output import install_file
 from tfpolicy.plan import (
     DEFAULT_LADDER,
-    Document,
     Plan,
     PlanInput,
     TooManyPods,
@@ -39,7 +42,6 @@ from tfpolicy.plan import (
     run_plan,
     step_documents,
 )
-from tfpolicy.plan.admission_report import namespace_labels
 from tfpolicy.plan.html import as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
@@ -102,17 +104,22 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     if tell is not None:
         tell("reading")
     policy_docs, shown = policy_documents(policies)
-    docs = read_documents(paths)
+    kept: dict[str, str] = {}
+    docs = read_documents(paths, kept)
     fleet = read_inventory(inventory)
     raw = read_mapping(values, "--values")  # once: a pipe (`<(helm get values …)`) reads once
-    webhook = plan_webhook(raw, values, namespaces, docs, operator, namespace, fleet)
+    webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
+                              admission_pools(fleet), model_capacities(fleet), raw)
     try:
         result = run_plan(PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder,
                                     namespace, shown, scheduler_settings(values, raw),
                                     concurrent=rollout == "concurrent",
                                     consolidate=consolidate, progress=tell))
     except TooManyPods as exc:
-        raise _at_replicas(exc) from None
+        doc = exc.document
+        raise located(exc, doc.file, doc.index, exc.replicas_path, kept) from None
+    except PlaceholderError as exc:
+        raise located(exc, exc.file or "", exc.document, exc.path, kept) from None
     if tell is not None:
         sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
@@ -157,24 +164,6 @@ def scheduler_settings(values: str | None,
         raise exc.located(values) from None
 
 
-def plan_webhook(raw: Mapping[str, Any], values: str | None, namespaces: str | None,
-                 docs: list[Document], operator: tuple[str, ...], namespace: str,
-                 fleet: Inventory) -> WebhookConfig:
-    """`cluster_webhook` for values already read, the inventory's pools and GPU models."""
-    labels = namespace_labels(docs)
-    if namespaces is not None:
-        labels.update(namespace_labels(read_documents((namespaces,))))
-    given = read_documents(operator) if operator else []  # no paths would mean stdin
-    found = operator_objects(operator_found([*docs, *given]), namespace)
-    try:
-        return webhook_config(
-            raw, pools=merged_pools(found.pools, admission_pools(fleet)), namespace_labels=labels,
-            gpu_models={**model_capacities(fleet), **found.gpu_models}, quotas=found.quotas,
-            providers=found.providers, profiles=found.profiles)
-    except TfpolicyError as exc:
-        raise exc.located(values or "--values") from None
-
-
 def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
     """The raw, schema-valid policy documents (validation raises: exit 2)."""
     given, base = list(refs), Path(".")
@@ -187,21 +176,6 @@ def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], st
         file, text = policy_source(ref, base)
         docs.extend(d for d in yamlio.load_all(text, file=file) if isinstance(d, Mapping))
     return docs, ", ".join(given)
-
-
-def _at_replicas(exc: TooManyPods) -> TooManyPods:
-    """Point the error at the workload's ``replicas`` (stdin cannot be read twice)."""
-    doc = exc.document
-    if doc.file == "<stdin>":
-        return exc
-    found = [(raw, parsed) for raw in yamlio.split_documents(read_text(doc.file))
-             for parsed in [yamlio.parse_document(raw.text, file=doc.file, line=raw.line)]
-             if parsed.node is not None]
-    if doc.index < len(found):
-        raw, parsed = found[doc.index]
-        line, column = yamlio.locate(parsed.node, exc.replicas_path)
-        exc.line, exc.column = raw.line + line + 1, column + 1
-    return exc
 
 
 def read_inventory(path: str) -> Inventory:

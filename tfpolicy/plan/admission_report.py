@@ -80,11 +80,11 @@ def _admit_doc(doc: Document, registry: Registry, webhook: WebhookConfig,
     for base, obj in objects(doc.data):
         views = registry.views(obj)
         for index, view in enumerate(views):
-            yield _admit_one(doc.file, obj, base, view, index if len(views) > 1 else None,
+            yield _admit_one(doc, obj, base, view, index if len(views) > 1 else None,
                              webhook, namespace)
 
 
-def _admit_one(file: str, obj: Mapping[str, Any], base: Path, view: View, index: int | None,
+def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, index: int | None,
                webhook: WebhookConfig, namespace: str) -> Admitted:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
@@ -92,7 +92,7 @@ def _admit_one(file: str, obj: Mapping[str, Any], base: Path, view: View, index:
     ns = str(meta.get("namespace") or namespace)
     path, template = view.path, view.template
     refuse_placeholders(template, webhook.resources, lambda p: base + (view.real(p) or path),
-                        file, f"{kind}/{name}")
+                        (doc.file, doc.index), f"{kind}/{name}")
     try:
         replicas = replicas_of(obj, path)
     except NotCounted:
@@ -107,7 +107,7 @@ def _admit_one(file: str, obj: Mapping[str, Any], base: Path, view: View, index:
                                  pod_template_hash=ctx.counts_replicas(labels))
     name = name or workload_name(ctx)
     label = template_label(path) if index is not None else ""
-    return Admitted(file, base + path, kind, ns, name, label, index or 0, replicas, taken,
+    return Admitted(doc.file, base + path, kind, ns, name, label, index or 0, replicas, taken,
                     admission)
 
 

@@ -3,7 +3,8 @@
 Admission and the scheduler both count compute percent in milli-percent,
 so ``12.5`` stays exact. A native GPU pod (not taken over) becomes a
 device-plugin request for its whole-GPU count; a MIG slice counts as a
-whole GPU, as the webhook counts it (reference §2.2).
+whole GPU, as the webhook counts it (reference §2.2). A container that asks
+HAMi only for a share holds the card HAMi's webhook gives it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.admission import AllocationRequest
-from tfpolicy.admission.native import native_gpus
+from tfpolicy.admission.native import hami_default_gpus, native_gpus
 from tfpolicy.gpu import GpuResources
 from tfpolicy.scheduler import Isolation, PodKind, PodRequest
 
@@ -37,9 +38,11 @@ def tf_request(name: str, workload: str, alloc: AllocationRequest) -> PodRequest
 
 def native_request(name: str, namespace: str, workload: str, pod: Mapping[str, Any],
                    resources: GpuResources) -> PodRequest | None:
-    """A device-plugin pod for the pod's native GPU limits; None when it asks for no GPU."""
+    """A device-plugin pod for the pod's native GPU limits, and the cards HAMi's webhook
+    gives a container that asks only for a HAMi share; None when it asks for no GPU."""
     found = native_gpus(pod, resources)
-    if found.count <= 0:
+    count = found.count + sum(n for _, n in hami_default_gpus(pod))
+    if count <= 0:
         return None
-    return PodRequest(name, namespace, workload, PodKind.DEVICE_PLUGIN, count=found.count,
+    return PodRequest(name, namespace, workload, PodKind.DEVICE_PLUGIN, count=count,
                       vendor=found.vendor or None)

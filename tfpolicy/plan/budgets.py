@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.plan.units import Document, Unit, template_at
+from tfpolicy.plan.units import Document, Unit, unit_template
 from tfpolicy.selectors import Selector
 
 
@@ -29,8 +29,7 @@ def disruption_budgets(docs: list[Document], units: list[Unit],
         ns = str(meta.get("namespace") or namespace)
         selector = Selector.parse(spec.get("selector") or {})
         for unit in units:
-            labels = (template_at(docs[unit.doc], unit.path).get("metadata") or {}).get(
-                "labels") or {}
+            labels = (unit_template(docs, unit).get("metadata") or {}).get("labels") or {}
             if unit.namespace != ns or selector.miss(labels) is not None:
                 continue
             allowed = _allowed(spec, unit.replicas)

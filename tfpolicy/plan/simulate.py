@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
+from tfpolicy.edits import Path
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
@@ -22,7 +23,7 @@ from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
 from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
 from tfpolicy.plan.templates import StepCache, step_templates
-from tfpolicy.plan.units import Document, Unit, template_at, units_of
+from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.scheduler import (
     FastAllocator,
     Inventory,
@@ -66,13 +67,16 @@ class _State:
     templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     pods: dict[str, UnitPods] = field(default_factory=dict)
     planned: StepCache = field(default_factory=StepCache)  # the engine's results, per document
+    left_out: tuple[str, ...] = ()  # GPU pod shapes not simulated, and why
 
 
 def run_plan(given: PlanInput) -> Plan:
     docs, policies = list(given.documents), [dict(p) for p in given.policies]
-    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given)
+    left_out: list[str] = []
+    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given,
+                      left_out)
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
-    state = _State()
+    state = _State(left_out=tuple(left_out))
     start = _start(docs, units, allocator, state, given)
     before = gpu_map(allocator.ledger)
     reports, stopped = [], not start.fits
@@ -101,12 +105,17 @@ def _tell(given: PlanInput, what: str) -> None:
         given.progress(what)
 
 
-def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput) -> list[Unit]:
-    """Templates that ask for a GPU, or are TensorFusion pods already (at most MAX_PODS pods)."""
-    daemon = len(given.inventory.nodes)
+def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput,
+              left_out: list[str] | None = None) -> list[Unit]:
+    """Templates that ask for a GPU, or are TensorFusion pods already (at most MAX_PODS pods);
+    ``left_out`` receives a warning for each such pod shape the plan does not simulate."""
+    daemon, skipped = len(given.inventory.nodes), list[LeftOut]()
     found = [with_pause(u, docs[u.doc])
-             for u in units_of(docs, policies.registry, given.namespace, daemon)
-             if _uses_gpu(template_at(docs[u.doc], u.path), policies)]
+             for u in units_of(docs, policies.registry, given.namespace, daemon, skipped)
+             if _uses_gpu(unit_template(docs, u), policies)]
+    if left_out is not None:
+        left_out.extend(f"{s.key}: not simulated: {s.reason}" for s in skipped
+                        if _uses_gpu(s.template, policies))
     total = 0
     for unit in found:
         total += unit.replicas
@@ -124,7 +133,15 @@ class TooManyPods(TfpolicyError):
             f"in all; these manifests ask for more ({unit.replicas:,} replicas here)",
             file=document.file)
         self.document = document
-        self.replicas_path = (*unit.path[:-1], "replicas")
+        self.replicas_path = _replicas_path(unit)
+
+
+def _replicas_path(unit: Unit) -> Path:
+    """Where the unit's count is written: its parent's ``replicas``, a component's
+    ``minReplicas``, an LLMInferenceService workload's ``replicas``."""
+    if unit.shaped is None:
+        return (*unit.path[:-1], "replicas")
+    return (*unit.path, "minReplicas" if unit.kind == "InferenceService" else "replicas")
 
 
 def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
@@ -135,7 +152,7 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
            given: PlanInput) -> StepReport:
     rejected = []
     for unit in units:
-        template = template_at(docs[unit.doc], unit.path)
+        template = unit_template(docs, unit)
         pods = _on_each_node(unit, unit_pods(unit, template, 0, given.webhook), given.inventory)
         state.templates[unit.key], state.pods[unit.key] = template, pods
         if pods.error:
@@ -147,8 +164,9 @@ def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, st
     placed = place_pods(allocator, running)
     misfits = tuple(rejected) + tuple(failure_misfit(f) for f in placed)
     status = Status.DOES_NOT_FIT if misfits else Status.FITS
+    warnings = tuple(sorted({*_warnings(state), *state.left_out}))
     return report_after(StepReport(0, "start", "", "", status, (), _counts(state), misfits,
-                                   warnings=_warnings(state)), allocator.ledger)
+                                   warnings=warnings), allocator.ledger)
 
 
 def _on_each_node(unit: Unit, pods: UnitPods, inventory: Inventory) -> UnitPods:

@@ -23,10 +23,11 @@ from typing import Any
 
 from tfpolicy.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.engine import DocContext, DocResult, PolicySet, objects, plan_document
-from tfpolicy.findings import Severity
+from tfpolicy.findings import Finding, Severity
 from tfpolicy.match import Subject, selects
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.stages.common import labels_of
+from tfpolicy.workloads import Registry
 
 
 @dataclass
@@ -65,12 +66,12 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
         doc = docs[number]
         result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
-                        if f.severity >= Severity.WARNING)
+                        if f.severity >= Severity.WARNING and not _simulated_here(f))
         for unit in members:
             if again and cache is not None and unit.key in cache.templates:
                 templates[unit.key] = cache.templates[unit.key]
                 continue
-            templates[unit.key] = _edited(template_at(doc, unit.path), unit.path, result.edits)
+            templates[unit.key] = _unit_edited(doc, unit, result.edits, policies.registry)
             if cache is not None:
                 cache.templates[unit.key] = templates[unit.key]
     return templates, tuple(sorted(set(messages)))
@@ -106,7 +107,8 @@ def _selecting(doc: Document, policies: PolicySet, namespace: str) -> tuple[int,
 
 
 def _templates(obj: Mapping[str, Any], policies: PolicySet) -> list[Any]:
-    return [get_path(obj, path) for path in policies.registry.templates(obj)]
+    """Every pod shape the engine plans: whole templates and views alike."""
+    return [view.template for view in policies.registry.views(obj)]
 
 
 def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
@@ -116,6 +118,31 @@ def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
     return Subject(kind=str(obj.get("kind", "")), name=str(meta.get("name", "")),
                    namespace=str(meta.get("namespace") or namespace),
                    labels=labels or {}, pod_labels=labels_of(template))
+
+
+def _simulated_here(finding: Finding) -> bool:
+    """The engine's note that plan leaves a pod whose parts live apart out: it no longer
+    does (``units_of`` reads it through its view), so the note would mislead here."""
+    return (finding.rule == "pods-not-counted"
+            and finding.message.startswith("plan does not simulate these pods: their fields"))
+
+
+def _unit_edited(doc: Document, unit: Unit, edits: list[Edit],
+                 registry: Registry) -> Mapping[str, Any]:
+    """The unit's template with the step's edits: for a pod whose parts live apart, the
+    edits go to its object (at their real paths) and the view is built again from it, as
+    the engine builds it."""
+    shaped = unit.shaped
+    if shaped is None:
+        return _edited(template_at(doc, unit.path), unit.path, edits)
+    base = shaped.base
+    mine = [replace(e, path=e.path[len(base):]) for e in edits if e.path[:len(base)] == base]
+    if not mine:
+        template: Mapping[str, Any] = shaped.view.template
+        return template
+    edited: Mapping[str, Any] = registry.views(apply_edits(get_path(doc.data, base), mine))[
+        shaped.index].template
+    return edited
 
 
 def _edited(template: Mapping[str, Any], path: Path, edits: list[Edit]) -> Mapping[str, Any]:

@@ -1,4 +1,4 @@
-"""The GPU workloads of the manifests, one unit per pod template (DESIGN §1 "Pod templates").
+"""The GPU workloads of the manifests, one unit per pod shape (DESIGN §1 "Pod templates").
 
 A unit knows its owner (kind, namespace, name), where its template sits in
 its document, how many pods it runs and how its controller rolls them
@@ -19,7 +19,7 @@ from tfpolicy.engine import objects
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpu import GpuResources
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
-from tfpolicy.workloads import NotCounted, Registry, replicas_of
+from tfpolicy.workloads import NotCounted, Registry, View, replicas_of
 
 _GPUS = GpuResources()  # the vendors' names: a placeholder count is refused wherever it is
 _INT_OR_PERCENT = re.compile(r"^[0-9]+%$")
@@ -35,52 +35,88 @@ class Document:
 
 
 @dataclass(frozen=True, slots=True)
+class Shaped:
+    """A pod whose parts live apart (an InferenceService component): the object's path in
+    its document, which of the object's views it is, and that view (paths from the object)."""
+
+    base: Path
+    index: int
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
 class Unit:
     key: str  # Kind/namespace/name[/template]
     kind: str
     namespace: str
     name: str
     doc: int  # index into the plan's documents
-    path: Path  # of the template, from the document root
+    path: Path  # of the template (a shape's anchor), from the document root
     replicas: int
     strategy: Strategy | None
+    shaped: Shaped | None = None  # None: a whole pod template at ``path``
 
 
-def units_of(docs: list[Document], registry: Registry, namespace: str,
-             daemon_replicas: int) -> list[Unit]:
-    """Every whole pod template of every object, in document order. A kind whose pod count
-    tfpolicy does not derive, and a pod whose parts live apart (an InferenceService, whose
-    edits the steps cannot apply to a template), are left out: the engine says so in each
-    step's warnings (``pods-not-counted``)."""
-    found = []
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A pod shape the plan does not simulate, and why (said in the start's warnings)."""
+
+    key: str
+    template: Any
+    reason: str
+
+
+def units_of(docs: list[Document], registry: Registry, namespace: str, daemon_replicas: int,
+             left_out: list[LeftOut] | None = None) -> list[Unit]:
+    """Every pod of every object, in document order: whole templates, and pods whose parts
+    live apart, read through the view the engine builds. A kind whose pod count tfpolicy
+    does not derive is left out, and so is a shape the engine refuses (its labels reach two
+    pod specs); ``left_out`` receives them."""
+    found, skipped = [], left_out if left_out is not None else []
     for number, doc in enumerate(docs):
         for base, obj in objects(doc.data):
-            paths = registry.templates(obj)
-            for path in paths:
-                try:
-                    found.append(_unit(obj, number, base, path, len(paths) > 1, namespace,
-                                       daemon_replicas, doc.file))
-                except NotCounted:
+            views = registry.views(obj)
+            for index, view in enumerate(views):
+                key = _key(obj, view.path, len(views) > 1, namespace)
+                if view.refused:
+                    skipped.append(LeftOut(key, view.template, view.refused))
                     continue
+                try:
+                    found.append(_unit(obj, number, base, (index, view),
+                                       (*_owner(obj, namespace), key), daemon_replicas, doc))
+                except NotCounted as exc:
+                    skipped.append(LeftOut(key, view.template, str(exc).partition(": ")[2]))
     return found
 
 
-def _unit(obj: Mapping[str, Any], doc: int, base: Path, path: Path, many: bool, namespace: str,
-          daemon_replicas: int, file: str) -> Unit:
+def _owner(obj: Mapping[str, Any], namespace: str) -> tuple[str, str, str]:
+    """Kind, namespace and name."""
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
-    kind, name = str(obj.get("kind", "")), str(meta.get("name", ""))
-    ns = str(meta.get("namespace") or namespace)
-    key = f"{kind}/{ns}/{name}" + (f"/{template_label(path)}" if many else "")
-    refuse_placeholders(get_path(obj, path), _GPUS, lambda p: base + path + p, file,
-                        f"{kind}/{name}")
-    replicas = replicas_of(obj, path)
-    return Unit(key, kind, ns, name, doc, base + path,
-                daemon_replicas if replicas is None else replicas, strategy_of(obj, file))
+    return (str(obj.get("kind", "")), str(meta.get("namespace") or namespace),
+            str(meta.get("name", "")))
+
+
+def _key(obj: Mapping[str, Any], path: Path, many: bool, namespace: str) -> str:
+    return "/".join(_owner(obj, namespace)) + (f"/{template_label(path)}" if many else "")
+
+
+def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
+          owner: tuple[str, str, str, str], daemon_replicas: int, source: Document) -> Unit:
+    index, view = which
+    kind, ns, name, key = owner
+    refuse_placeholders(view.template, _GPUS, lambda p: base + (view.real(p) or view.path),
+                        (source.file, source.index), f"{kind}/{name}")
+    replicas = replicas_of(obj, view.path)
+    shaped = None if view.meta is None else Shaped(base, index, view)
+    return Unit(key, kind, ns, name, doc, base + view.path,
+                daemon_replicas if replicas is None else replicas,
+                strategy_of(obj, source.file, view.path), shaped)
 
 
 def template_label(path: Path) -> str:
-    """A short name for one of several templates: ``Worker``, ``workerGroupSpecs-0``."""
+    """A short name for one of several templates: ``Worker``, ``workerGroupSpecs-0``,
+    ``pod`` and ``prefill`` for an LLMInferenceService's two workloads."""
     parts = [p for p in path if p not in ("spec", "template")]
     if not parts:
         return "pod"
@@ -95,16 +131,31 @@ def template_at(doc: Document, path: Path) -> dict[str, Any]:
     return found
 
 
-def strategy_of(obj: Mapping[str, Any], file: str) -> Strategy | None:
+def unit_template(docs: list[Document], unit: Unit) -> Mapping[str, Any]:
+    """The unit's pod template as written: its view for a pod whose parts live apart."""
+    if unit.shaped is not None:
+        template: Mapping[str, Any] = unit.shaped.view.template
+        return template
+    return template_at(docs[unit.doc], unit.path)
+
+
+# KServe runs a component (and an LLMInferenceService its workload) as a Deployment in
+# raw mode, its `deploymentStrategy` the Deployment's strategy (kserve v1beta1
+# ComponentExtensionSpec.DeploymentStrategy); Knative serving brings a revision up in full
+# first, which a Deployment's default rolling update understates only in surge.
+_AS_DEPLOYMENT = frozenset({"InferenceService", "LLMInferenceService"})
+
+
+def strategy_of(obj: Mapping[str, Any], file: str, template: Path = ()) -> Strategy | None:
     """The rollout strategy the manifest asks for; None: the kind's default."""
     kind = str(obj.get("kind", ""))
     spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
     assert isinstance(spec, Mapping)
+    if kind in _AS_DEPLOYMENT:
+        return _deployment(_get_mapping(obj, template).get("deploymentStrategy"), file)
     raw = spec.get("updateStrategy" if kind in ("StatefulSet", "DaemonSet") else "strategy")
     if kind == "Deployment":
-        if isinstance(raw, Mapping) and raw.get("type") == "Recreate":
-            return Strategy(StrategyType.RECREATE)
-        return _rolling(raw, default_strategy(kind), file)
+        return _deployment(raw, file)
     if kind == "Rollout":
         return _argo(raw, file)
     if kind == "DaemonSet":
@@ -112,6 +163,19 @@ def strategy_of(obj: Mapping[str, Any], file: str) -> Strategy | None:
     if kind == "StatefulSet":
         return _stateful(raw, file)
     return None
+
+
+def _deployment(raw: Any, file: str) -> Strategy:
+    if isinstance(raw, Mapping) and raw.get("type") == "Recreate":
+        return Strategy(StrategyType.RECREATE)
+    return _rolling(raw, default_strategy("Deployment"), file)
+
+
+def _get_mapping(obj: Mapping[str, Any], path: Path) -> Mapping[str, Any]:
+    node: Any = obj
+    for item in path:
+        node = node.get(item) if isinstance(node, Mapping) else None
+    return node if isinstance(node, Mapping) else {}
 
 
 def _stateful(raw: Any, file: str) -> Strategy:

@@ -15,7 +15,10 @@ becomes ``vram-request``/``-limit`` (HAMi has one number: request = limit);
 a percentage needs the card's VRAM, from the policy's ``gpuModel`` or a
 ``use-gputype`` naming exactly one known card. Where HAMi says nothing, the
 policy's share applies. The HAMi resources are removed with the GPU count
-and recorded; HAMi's annotations are removed and recorded too.
+and recorded; HAMi's annotations are removed and recorded too. A cluster
+that renamed the resources or set ``memoryFactor`` says so in the policy's
+``hami`` (:class:`tfpolicy.gpu.Hami`): the names are read from there, and
+``gpumem`` times the factor is the MiB.
 
 Neither takeover nor a capped rightsize can carry them: both keep the native
 resources in the template, the TensorFusion webhook strips only the
@@ -32,15 +35,7 @@ from typing import Any
 
 from tfpolicy import gputable
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import (
-    HAMI_ANNOTATIONS,
-    HAMI_CORES,
-    HAMI_MEMORY,
-    HAMI_MEMORY_PERCENT,
-    HAMI_PRIORITY,
-    HAMI_RESOURCES,
-    HAMI_USE_TYPE,
-)
+from tfpolicy.gpu import HAMI, HAMI_ANNOTATIONS, HAMI_USE_TYPE, Hami
 from tfpolicy.policy import Settings
 from tfpolicy.stages.common import (
     TF,
@@ -54,7 +49,6 @@ from tfpolicy.stages.common import (
 from tfpolicy.stages.keys import GPU_MODEL, PERCENT, VRAM
 
 _INT32 = 2**31 - 1
-_NAMES = frozenset(HAMI_RESOURCES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +66,14 @@ class _Share:
     cores: int | None
 
 
-def hami_usage(template: Any) -> Usage:
+def hami_usage(template: Any, hami: Hami = HAMI) -> Usage:
     """The HAMi resources each container asks for, as written, in document order."""
-    return gpu_usage(template, _NAMES)
+    return gpu_usage(template, frozenset(hami.resources))
 
 
-def refusal(template: Any, why: str) -> list[Note]:
+def refusal(template: Any, why: str, hami: Hami = HAMI) -> list[Note]:
     """An error at the first HAMi resource when the stage cannot carry HAMi's share."""
-    usage = hami_usage(template)
+    usage = hami_usage(template, hami)
     if not usage:
         return []
     name, sections = next(iter(usage.items()))
@@ -94,28 +88,32 @@ def refusal(template: Any, why: str) -> list[Note]:
 
 def convert(template: Any, settings: Settings, gpus: Usage) -> Conversion:
     """The TensorFusion share for HAMi's, or errors (in ``notes``) where it cannot be told."""
-    usage = hami_usage(template)
+    hami = settings.hami or HAMI
+    usage = hami_usage(template, hami)
     found = annotations_of(template)
     present = tuple(key for key in HAMI_ANNOTATIONS if key in found)
     if not usage and not present:
         return Conversion()
     model, notes = _model(settings, found.get(HAMI_USE_TYPE))
-    shares = [_share(template, name, sections, model, notes)
+    shares = [_share(template, (name, sections), hami, model, notes)
               for name, sections in _containers(gpus, usage).items()]
     annotations = _annotations(shares, notes) if shares else {}
     if model is not None and settings.gpu_model is None:
         annotations[GPU_MODEL] = model.full_name
     notes += [_dropped(key, found[key]) for key in present
               if key != HAMI_USE_TYPE or model is None or settings.gpu_model is not None]
-    notes += _priority(template, usage) + _converted(annotations)
+    notes += (_priority(template, usage, hami.priority)
+              + _converted(annotations, settings.resources is not None))
     return Conversion(annotations, present, tuple(notes))
 
 
-def gpus_by_default(gpus: Usage, usage: Usage) -> int:
-    """GPUs HAMi's webhook adds: one for each container with a HAMi limit and no GPU count
-    (``device.go:398-415``, defaultGPUNum 1)."""
+def gpus_by_default(gpus: Usage, usage: Usage, hami: Hami = HAMI) -> int:
+    """GPUs HAMi's webhook adds: one for each container with a share limit (cores, memory
+    or its percentage; not the priority) and no GPU count (``device.go:398-415``,
+    defaultGPUNum 1)."""
+    shares = {hami.memory, hami.memory_percent, hami.cores}
     return sum(1 for name, sections in usage.items()
-               if name not in gpus and sections.get("limits"))
+               if name not in gpus and shares & set(sections.get("limits", {})))
 
 
 def _containers(gpus: Usage, usage: Usage) -> dict[str, dict[str, dict[str, Any]]]:
@@ -146,17 +144,19 @@ def _number(template: Any, name: str, sections: dict[str, dict[str, Any]], resou
     return amount
 
 
-def _share(template: Any, name: str, sections: dict[str, dict[str, Any]],
+def _share(template: Any, container: tuple[str, dict[str, dict[str, Any]]], hami: Hami,
            model: gputable.GpuInfo | None, notes: list[Note]) -> _Share:
-    mem = _number(template, name, sections, HAMI_MEMORY, _INT32, notes)
-    percent = _number(template, name, sections, HAMI_MEMORY_PERCENT, 100, notes)
-    cores = _number(template, name, sections, HAMI_CORES, _INT32, notes)
-    vram = mem or None
+    name, sections = container
+    # memoryFactor scales the value; HAMi refuses one whose product leaves int32 (538-546)
+    mem = _number(template, name, sections, hami.memory, _INT32 // hami.memory_factor, notes)
+    percent = _number(template, name, sections, hami.memory_percent, 100, notes)
+    cores = _number(template, name, sections, hami.cores, _INT32, notes)
+    vram = mem * hami.memory_factor if mem else None
     if vram is None and percent:
         card = model.vram_mib if model is not None else None
         if card is None:
-            where = _at(template, name, sections, HAMI_MEMORY_PERCENT)
-            message = (f"{HAMI_MEMORY_PERCENT} in container {name!r} is a share of the card's "
+            where = _at(template, name, sections, hami.memory_percent)
+            message = (f"{hami.memory_percent} in container {name!r} is a share of the card's "
                        "memory, and no card of known VRAM is named (by the policy's gpuModel "
                        f"or as the one card of {HAMI_USE_TYPE}): set gpuModel in the policy")
             notes.append(Note(Severity.ERROR, "hami-card-unknown", message, where))
@@ -202,25 +202,26 @@ def _dropped(key: str, value: Any) -> Note:
                 ("metadata", "annotations", key))
 
 
-def _priority(template: Any, usage: Usage) -> list[Note]:
+def _priority(template: Any, usage: Usage, priority: str) -> list[Note]:
     names = [name for name, sections in usage.items()
-             if any(HAMI_PRIORITY in entries for entries in sections.values())]
+             if any(priority in entries for entries in sections.values())]
     if not names:
         return []
-    message = (f"{HAMI_PRIORITY} in container {names[0]!r} has no TensorFusion equivalent: "
+    message = (f"{priority} in container {names[0]!r} has no TensorFusion equivalent: "
                f"removed (recorded); set {TF}qos through the policy's qos instead")
-    where = _at(template, names[0], usage[names[0]], HAMI_PRIORITY)
+    where = _at(template, names[0], usage[names[0]], priority)
     return [Note(Severity.WARNING, "hami-priority-dropped", message, where)]
 
 
-def _converted(annotations: dict[str, str]) -> list[Note]:
+def _converted(annotations: dict[str, str], policy_share: bool) -> list[Note]:
     """Say what HAMi's share became: it replaces the policy's share for those families."""
     parts = [f"compute-percent {annotations[PERCENT[0]]}" if PERCENT[0] in annotations else "",
              f"VRAM {annotations[VRAM[0]]}" if VRAM[0] in annotations else ""]
     shown = " and ".join(part for part in parts if part)
     if not shown:
         return []
-    message = f"HAMi's share becomes {shown} per GPU, over the policy's share for it"
+    over = ", over the policy's share for it" if policy_share else ""
+    message = f"HAMi's share becomes {shown} per GPU{over}"
     return [Note(Severity.INFO, "hami-share", message)]
 
 

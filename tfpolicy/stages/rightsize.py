@@ -21,7 +21,7 @@ from typing import Any
 
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import MIG_PREFIX, vendor_of
+from tfpolicy.gpu import HAMI, MIG_PREFIX, Hami, vendor_of
 from tfpolicy.policy import Resources, Settings
 from tfpolicy.stages.common import (
     TF,
@@ -47,14 +47,16 @@ def target(
     cap, cap_notes = enabled_replicas(settings, ctx)
     # Capped-out pods stay on HAMi, so under a cap its annotations stay and its resources
     # cannot (module doc of tfpolicy.stages.hami).
+    names = settings.hami or HAMI
     hami = Conversion() if cap else convert(original, settings, usage)
-    count, notes = _gpu_count(usage, original, gpus_by_default(usage, hami_usage(original)))
-    refused = refusal(original, "which a capped rightsize keeps") if cap else []
-    notes += [*hami.notes, *refused]
+    count, notes = _gpu_count(usage, original,
+                              gpus_by_default(usage, hami_usage(original, names), names))
+    refused = refusal(original, "which a capped rightsize keeps", names) if cap else []
+    notes += [*hami.notes, *refused, *_no_share(settings, hami, names)]
     if count is None or any(n.severity is Severity.ERROR for n in notes):
         return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
     result = clone(original)
-    combined = _combined(original, usage, hami_usage(original))
+    combined = _combined(original, usage, hami_usage(original, names))
     removed = {} if cap else combined
     _strip_gpus(result, removed)
     vendor, vendor_notes = _vendor(usage, settings)
@@ -121,6 +123,17 @@ def _shares(resources: Resources | None, hami: dict[str, str]) -> dict[str, str]
     if any(key in hami for key in VRAM):
         out = {k: v for k, v in out.items() if k not in VRAM}
     return {**out, **{k: v for k, v in hami.items() if k in (*PERCENT, *VRAM)}}
+
+
+def _no_share(settings: Settings, hami: Conversion, names: Hami) -> list[Note]:
+    """Without the policy's resources (allowed with ``hami``), the template's HAMi share is
+    the share; a template without one would get none, which the webhook rejects."""
+    if settings.resources is not None or any(k in hami.annotations for k in (*PERCENT, *VRAM)):
+        return []
+    message = (f"the policy sets no resources and the template asks HAMi for no share "
+               f"({names.cores}, {names.memory} or {names.memory_percent}) to convert: set "
+               "resources in the policy")
+    return [Note(Severity.ERROR, "no-share", message)]
 
 
 def _model(hami: dict[str, str]) -> dict[str, str]:
