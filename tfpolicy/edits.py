@@ -7,7 +7,7 @@ the YAML layer splices into the original text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -21,10 +21,28 @@ class Op(Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class Layout:
+    """How a value the user wrote was written, so that putting it back gives their bytes.
+
+    ``text`` is the entry as it stood (its lines, indentation and trailing
+    comment included) or, for a scalar a stage replaced, the scalar alone.
+    An entry names where it stood: after the sibling key ``after`` (``None``:
+    first in its mapping) and ``skip`` comment or blank lines below it.
+    """
+
+    text: str
+    placed: bool = False  # an entry, with its place; otherwise a lone scalar
+    after: str | None = None
+    skip: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Edit:
     op: Op
     path: Path
     value: Any = None
+    # how to write it to give the user's bytes back; data-wise it changes nothing
+    layout: Layout | None = field(default=None, compare=False)
 
 
 def format_path(path: Path) -> str:
