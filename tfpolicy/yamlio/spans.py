@@ -12,11 +12,15 @@ import yaml
 
 from tfpolicy.edits import Path
 from tfpolicy.yamlio.expand import Doc, child, index_of
-from tfpolicy.yamlio.lines import after, eol
+from tfpolicy.yamlio.lines import after, eol, line_start
 
 # ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
 ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
 _ITEM = re.compile(r"(?:\s|#[^\r\n]*)*-(\s+)(\*[^\s,\[\]{}]+)")  # "- *name", comments before
+# A block scalar that keeps its trailing blank lines ("|+"): blank lines
+# left behind by a removal after it would become part of its value.
+_KEEP = re.compile(r"[|>][1-9]?\+|[|>]\+[1-9]?")
+_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))*")
 
 
 class Unsupported(Exception):
@@ -31,6 +35,18 @@ def walk(doc: Doc, path: Path) -> yaml.Node:
             raise Unsupported
         node = child(node, index)
     return node
+
+
+def entry_span(doc: Doc, parent: yaml.Node, index: int) -> tuple[int, int]:
+    """The lines a block mapping's entry ``index`` takes: what removing it removes."""
+    key = parent.value[index][0]
+    start = line_start(doc.text, key.start_mark.index)
+    if doc.text[start:key.start_mark.index].strip(" ") not in ("", "?"):
+        raise Unsupported  # the key shares its line with a "- " or "{"
+    end = entry_end(doc, parent, index)
+    if _KEEP.search(doc.text, 0, start):
+        end = _BLANK_LINES.match(doc.text, end).end()  # type: ignore[union-attr]
+    return start, end
 
 
 def entry_end(doc: Doc, parent: yaml.Node, index: int) -> int:
