@@ -7,7 +7,7 @@ the YAML layer splices into the original text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
@@ -20,11 +20,38 @@ class Op(Enum):
     REMOVE = "remove"
 
 
+ENTRY, SCALAR, SHARED = "entry", "scalar", "shared"  # what a Layout's text is
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How something the user wrote was written, so that putting it back gives their bytes.
+
+    ``kind`` says what ``text`` is: an ``ENTRY`` a stage removed (its lines,
+    indentation and trailing comment included), standing after the sibling
+    key ``after`` (``None``: first in its mapping) and ``skip`` comment or
+    blank lines below it; a ``SCALAR`` a stage replaced; or a ``SHARED``
+    entry, an alias (``*name``) or a key a merge (``<<``) brought in, that a
+    stage wrote out in full to edit below it (``text`` empty: it was merged).
+    """
+
+    text: str
+    kind: str = SCALAR
+    after: str | None = None
+    skip: int = 0
+
+    @property
+    def placed(self) -> bool:
+        return self.kind == ENTRY
+
+
 @dataclass(frozen=True, slots=True)
 class Edit:
     op: Op
     path: Path
     value: Any = None
+    # how to write it to give the user's bytes back; data-wise it changes nothing
+    layout: Layout | None = field(default=None, compare=False)
 
 
 def format_path(path: Path) -> str:
@@ -96,8 +123,22 @@ def apply_edits(data: Any, edits: list[Edit]) -> Any:
         if edit.op is Op.REMOVE:
             del parent[edit.path[-1]]
         else:
-            parent[edit.path[-1]] = clone(edit.value)
+            _put(parent, edit, clone(edit.value))
     return result
+
+
+def _put(parent: Any, edit: Edit, value: Any) -> None:
+    """``parent[key] = value``; a key put back goes where its layout says it stood."""
+    key, layout = edit.path[-1], edit.layout
+    if layout is None or not layout.placed or key in parent or not isinstance(parent, dict):
+        parent[key] = value
+        return
+    items = list(parent.items())
+    at = next((i + 1 for i, (k, _) in enumerate(items) if k == layout.after),
+              0 if layout.after is None else len(items))
+    items.insert(at, (key, value))
+    parent.clear()
+    parent.update(items)
 
 
 def edited(data: Any, edits: list[Edit]) -> Any:
@@ -122,5 +163,5 @@ def _edited(node: Any, path: Path, edit: Edit) -> Any:
     elif edit.op is Op.REMOVE:
         del out[head]  # type: ignore[arg-type]
     else:
-        out[head] = clone(edit.value)  # type: ignore[index]
+        _put(out, edit, clone(edit.value))
     return out

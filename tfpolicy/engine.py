@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import Edit, Op, Path, diff, format_path
+from tfpolicy.edits import Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.gpu import GpuResources
 from tfpolicy.match import Subject, explain, misses
 from tfpolicy.policy import Policy
-from tfpolicy.stages import run_stage
+from tfpolicy.stages import layout, run_stage
 from tfpolicy.stages.common import (
     ENABLED,
     OWN,
@@ -26,11 +26,12 @@ from tfpolicy.stages.common import (
     is_gpu_workload,
     labels_of,
 )
-from tfpolicy.stages.ownership import undo
+from tfpolicy.stages.ownership import Undone, undo, with_layout
 from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
 from tfpolicy.workloads.views import View, real_edits
 
 Locate = Callable[[Path], tuple[int, int]]
+Capture = Callable[[Path, str], Layout | None]  # the user's text at a path (stages.layout)
 _NOT_PLANNED = ("plan does not simulate these pods: their fields are not one pod template "
                 "(tfpolicy admission reads them)")
 
@@ -59,6 +60,7 @@ class DocContext:
     locate: Locate
     namespace: str = "default"
     explain: bool = False
+    capture: Capture | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,26 +129,29 @@ def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: Pol
         report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {view.refused}"),
                owner.name)
         return
-    target, notes = _target(obj, base, view, owner, subject, policies, report)
+    original, target, notes = _target(obj, base, view, owner, subject, policies, report)
     for note in notes:
         report(note, owner.name)
     if target is None or any(n.severity is Severity.ERROR for n in notes):
         return
-    _change(template, target, view.shifted(base), owner, report, out)
+    assert original is not None
+    _change(template, original, target, view.shifted(base), owner, report, out)
 
 
 def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subject: Subject,
-            policies: PolicySet, report: _Reporter) -> tuple[dict[str, Any] | None, list[Note]]:
+            policies: PolicySet, report: _Reporter
+            ) -> tuple[Any, dict[str, Any] | None, list[Note]]:
+    """The template as the user wrote it, and the stage's target for it."""
     original, notes = undo(view.template)
     if original is None:
-        return None, notes
+        return None, None, notes
     settings = owner.settings_for(lambda m: not misses(m, subject))
     try:
         replicas = replicas_of(obj, view.path)
     except ReplicasError as exc:
         report.at(base + exc.path, Note(Severity.ERROR, "invalid-replicas", exc.detail),
                   owner.name)
-        return None, notes
+        return original, None, notes
     except NotCounted as exc:
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
@@ -156,12 +161,12 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
     hashed = "pod-template-hash" in labels_of(original)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
-    return target, notes + stage_notes
+    return original, target, notes + stage_notes
 
 
-def _change(template: Any, target: Any, view: View, owner: Policy, report: _Reporter,
-            out: DocResult) -> None:
-    edits = real_edits(view, _keep_empty_maps(target, diff(template, target, ()), ()))
+def _change(template: Any, original: Any, target: Any, view: View, owner: Policy,
+            report: _Reporter, out: DocResult) -> None:
+    edits = real_edits(view, _laid_out(template, original, target, view, report.ctx.capture))
     if edits is None:
         message = "the change has no place in this kind's fields; nothing was written"
         report(Note(Severity.ERROR, "kind-not-migrated", message), owner.name)
@@ -171,6 +176,33 @@ def _change(template: Any, target: Any, view: View, owner: Policy, report: _Repo
         out.edits.extend(edits)
         out.changes.append(Change(report.ref, report.ctx.file, view.path, owner.name,
                                   tuple(edits), line, column))
+
+
+def _edits(template: Any, target: Any) -> list[Edit]:
+    return _keep_empty_maps(target, diff(template, target, ()), ())
+
+
+def _laid_out(template: Any, original: Any, target: Any, view: View,
+              capture: Capture | None) -> list[Edit]:
+    """The edits, with the user's text for what they put back, and the target's record
+    keeping the user's text for what they remove or replace (:mod:`tfpolicy.stages.layout`)."""
+    edits = _edits(template, target)
+    old = original.record.layout if isinstance(original, Undone) else {}
+    if capture is None and not old:
+        return edits
+    real = None if capture is None else _real_capture(view, capture)
+    section, edits = layout.settle(template, original, target, edits, old, real)
+    if section and with_layout(target, section):
+        _, edits = layout.settle(template, original, target, _edits(template, target), old, None)
+    return edits
+
+
+def _real_capture(view: View, capture: Capture) -> Capture:
+    def at(path: Path, kind: str) -> Layout | None:
+        real = view.real(path)
+        return None if real is None else capture(real, kind)
+
+    return at
 
 
 def _keep_empty_maps(target: Any, edits: list[Edit], base: Path) -> list[Edit]:

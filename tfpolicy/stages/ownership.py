@@ -9,13 +9,14 @@ for any mix of user-written TensorFusion keys, and empty or null
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
+from tfpolicy.stages.layout import reorder
 from tfpolicy.stages.record import (
     WAS,
     Entries,
@@ -61,6 +62,18 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     return template, notes
 
 
+def with_layout(target: dict[str, Any], section: Entries) -> bool:
+    """``target``'s record given ``section`` as its layout (in place); ``False`` when
+    ``target`` carries no record of this form."""
+    annotations = annotations_of(target)
+    text = annotations.get(RECORD)
+    if not isinstance(text, str):
+        return False
+    record = replace(decode(text), layout=section)
+    annotations[RECORD] = encode(record)
+    return True
+
+
 class Undone(dict[str, Any]):
     """A template with tfpolicy's writes undone, still holding the record they came from: a
     stage that refuses it leaves the template as found, and says what that still carries
@@ -91,6 +104,7 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)
     notes = _restore_resources(original, record.resources)
+    reorder(original, record.layout)
     return Undone(original, record), notes
 
 

@@ -14,7 +14,9 @@ holding readable JSON (DESIGN §1 "Reversible")::
 - ``maps``: each of ``metadata``, ``labels``, ``annotations`` the stage had to
   create (``{}``: it was absent; ``{"was": null}``: it was null);
 - ``resources``: the GPU resources rightsize removed, as written,
-  ``container → limits|requests → resource → value``.
+  ``container → limits|requests → resource → value``;
+- ``layout``: how the user wrote each of those places, so that they come
+  back byte for byte (:mod:`tfpolicy.stages.layout`).
 
 Empty sections are left out. Every entry is an object so that what
 byte-exact restoration needs (a key's position, a scalar's style, a comment)
@@ -47,11 +49,12 @@ class Record:
     annotations: Entries = field(default_factory=dict)
     maps: Entries = field(default_factory=dict)
     resources: Usage = field(default_factory=dict)
+    layout: Entries = field(default_factory=dict)
 
 
 def encode(record: Record) -> str:
     parts = {"labels": record.labels, "annotations": record.annotations,
-             "maps": record.maps, "resources": record.resources}
+             "maps": record.maps, "resources": record.resources, "layout": record.layout}
     return _dump({name: part for name, part in parts.items() if part})
 
 
@@ -62,7 +65,10 @@ def decode(text: Any) -> Record:
     labels, annotations, maps = (data.get(name, {}) for name in ("labels", "annotations", "maps"))
     if not all(_is_entries(section) for section in (labels, annotations, maps)):
         raise ValueError('expected labels, annotations and maps as {"<key>": {"was": <value>}}')
-    return Record(labels, annotations, maps, _usage(data.get("resources", {})))
+    layout = data.get("layout", {})
+    if not _is_entries(layout):
+        raise ValueError('expected layout as {"<place>": {"text": …}}')
+    return Record(labels, annotations, maps, _usage(data.get("resources", {})), layout)
 
 
 def decode_legacy(text: Any) -> Usage:

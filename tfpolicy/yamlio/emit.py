@@ -37,8 +37,8 @@ def scalar(value: object) -> str:
     text = str(value)
     if _is_plain_safe(text):
         return text
-    if text.isprintable() and "\\" not in text:
-        if '"' not in text:
+    if text.isprintable():  # single quotes take a backslash as it is: a record stays readable
+        if '"' not in text and "\\" not in text:
             return f'"{text}"'
         if "'" not in text:
             return f"'{text}'"

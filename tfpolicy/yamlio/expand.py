@@ -11,12 +11,12 @@ below it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-from tfpolicy.edits import Edit, Op, Path
+from tfpolicy.edits import Edit, Layout, Op, Path
 from tfpolicy.yamlio.aliases import Sharing, shared_below
 
 _MERGE = "tag:yaml.org,2002:merge"
@@ -31,6 +31,7 @@ class Doc:
     step: int
     newline: str
     shared: Sharing
+    put_back: dict[Path, Layout] = field(default_factory=dict)  # how edits' values were written
 
 
 def _under(path: Path, prefix: Path) -> bool:
@@ -68,9 +69,10 @@ def expansions(doc: Doc, edits: list[Edit]) -> set[Path]:
 def _through(doc: Doc, edit: Edit) -> Path | None:
     """The first place on the edit's path that is an alias or a merged-in key.
 
-    Or a flow collection in a document with aliases or merge keys: the
-    round trip would edit an anchor's other users with it (or drop a merged
-    key), so the whole collection is written out again, in flow style.
+    Or a flow collection on one line, or any in a document with aliases or
+    merge keys (the round trip would edit an anchor's other users with it,
+    or drop a merged key): the whole collection is written out again, in
+    flow style.
     """
     node, path = doc.root, edit.path
     for depth, item in enumerate(path):
@@ -107,10 +109,13 @@ def _touched(doc: Doc, edit: Edit) -> list[yaml.Node]:
 
 
 def _flow_shares(doc: Doc, node: yaml.Node) -> bool:
-    """A flow collection in a document that shares nodes (the round trip mishandles those)."""
+    """A flow collection to write out whole: a filled one on a single line (it holds no comment,
+    so writing it again loses nothing, where the round trip would re-flow the document),
+    or any in a document that shares nodes (the round trip mishandles those)."""
     if not isinstance(node, yaml.CollectionNode) or not node.flow_style:
         return False
-    return bool(doc.shared.users) or "<<" in doc.text
+    one_line = node.start_mark.line == node.end_mark.line and bool(node.value)
+    return one_line or bool(doc.shared.users) or "<<" in doc.text
 
 
 def local_collection(doc: Doc, path: Path) -> yaml.CollectionNode | None:

@@ -21,17 +21,10 @@ import yaml
 from tfpolicy.edits import Edit, Op, Path, get_path
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
-from tfpolicy.yamlio.expand import Doc, absorbed, child, expansions, index_of, local_collection
+from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
-
-# ``key: *name`` (or ``? key`` then ``: *name``): the alias token after a key.
-_ALIAS = re.compile(r"\s*:(\s+)(\*[^\s,\[\]{}]+)")
-_ITEM = re.compile(r"(?:\s|#[^\r\n]*)*-(\s+)(\*[^\s,\[\]{}]+)")  # "- *name", comments before
-
-# A block scalar that keeps its trailing blank lines ("|+"): blank lines
-# left behind by a removal after it would become part of its value.
-_KEEP = re.compile(r"[|>][1-9]?\+|[|>]\+[1-9]?")
-_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))*")
+from tfpolicy.yamlio.restore import placements, reads_as, scalar_text, shared_text
+from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +36,6 @@ class _Patch:
     rank: int = 1  # then, at one point and depth: labels before annotations
 
 
-class _Unsupported(Exception):
-    pass
-
-
 def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
            intended: Any = None) -> str | None:
     """``text`` with ``edits`` applied, or ``None`` when its layout needs the fallback.
@@ -54,57 +43,68 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
     ``intended`` is the whole document's data after the edits: what an
     expanded alias or merged key is written out as.
     """
-    doc = Doc(text, root, indent_step(root), newline, sharing(root, text))
+    put_back = {e.path: e.layout for e in edits if e.layout is not None and e.layout.placed}
+    doc = Doc(text, root, indent_step(root), newline, sharing(root, text), put_back)
     try:
         expand = expansions(doc, edits)
         kept = [e for e in edits if not any(absorbed(e, q) for q in expand)]
         patches = [p for q in sorted(expand, key=repr) for p in _expand(doc, q, intended)]
-        patches += [p for edit in kept for p in _patch(doc, edit)]
-    except _Unsupported:
+        placed = placements(doc, kept)
+        for i, edit in enumerate(kept):
+            patches += [_put_back(*placed[i])] if i in placed else _patch(doc, edit)
+    except Unsupported:
         return None
     return _join(text, patches, newline)
 
 
+def _put_back(at: int, text: str, depth: int, rank: int) -> _Patch:
+    return _Patch(at, at, text, depth, rank)
+
+
 def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
-    out, pos = [], 0
+    out, pos, ended = [], 0, not _open_end(text)
     for patch in sorted(patches, key=lambda p: (p.start, -p.depth, p.rank)):  # stable
         if patch.start < pos:
             return None
         out.append(text[pos:patch.start])
-        if patch.start == len(text) and text and not text.endswith(("\n", "\r")):
-            out.append(newline)
+        if patch.start == len(text) and patch.text and not ended:
+            out.append(newline)  # lines written below an unterminated last line end it
+            ended = True
         out.append(patch.text)
         pos = patch.end
     out.append(text[pos:])
-    return "".join(out)
+    joined = "".join(out)
+    if _open_end(text) and not _open_end(joined):  # the last line stays unterminated
+        joined = joined[:-2] if joined.endswith("\r\n") else joined[:-1]
+    return joined
 
 
 def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
     """The alias or merged key at ``path`` written out as its intended value."""
     if intended is None:
-        raise _Unsupported
+        raise Unsupported
     try:
         value = get_path(intended, path)
     except (KeyError, IndexError, TypeError):
-        raise _Unsupported from None
+        raise Unsupported from None
     local = local_collection(doc, path)
     if local is not None:
-        return [_rewrite(doc, local, value)]
-    parent = _walk(doc, path[:-1])
+        return [_rewrite(doc, local, value, path)]
+    parent = walk(doc, path[:-1])
     index = index_of(parent, path[-1])
     if index is None:
         return [_insert(doc, parent, path[-1], value)]
     if isinstance(parent, yaml.SequenceNode):
         return [_expand_item(doc, parent, index, value)]
     key = parent.value[index][0]
-    token = _ALIAS.match(doc.text, key.end_mark.index)
+    token = ALIAS.match(doc.text, key.end_mark.index)
     if token is None:
-        raise _Unsupported
+        raise Unsupported
     if getattr(parent, "flow_style", False) or not (isinstance(value, dict | list) and value):
         return [_Patch(token.start(2), token.end(2), flow_text(value))]
     rest = doc.text[token.end(2):eol(doc.text, token.end(2))].strip()
     if rest and not rest.startswith("#"):
-        raise _Unsupported
+        raise Unsupported
     at = eol(doc.text, token.end(2))
     indent = entry_indent(doc.text, key) + doc.step
     lines = entries(value, indent, doc.step, doc.newline)
@@ -113,55 +113,103 @@ def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
 
 def _expand_item(doc: Doc, parent: yaml.SequenceNode, index: int, value: Any) -> _Patch:
     """A block sequence's ``- *name`` item written out as ``value``."""
-    token = _item_token(doc, parent, index)
+    token = item_token(doc, parent, index)
     if parent.flow_style or not (isinstance(value, dict | list) and value):
         return _Patch(token.start(2), token.end(2), flow_text(value))
     if doc.text[token.end(2):eol(doc.text, token.end(2))].strip():
-        raise _Unsupported  # a comment after the alias: no place for it
+        raise Unsupported  # a comment after the alias: no place for it
     indent = token.start(2) - line_start(doc.text, token.start(2))
     lines = entries(value, indent, doc.step, doc.newline)[indent:]
     return _Patch(token.start(2), eol(doc.text, token.end(2)), lines)
 
 
-def _item_token(doc: Doc, parent: yaml.SequenceNode, index: int) -> re.Match[str]:
-    """Where a block sequence's alias item ``- *name`` is written."""
-    start = parent.start_mark.index if index == 0 else _end(doc, parent, index - 1)
-    token = _ITEM.match(doc.text, start)
-    if parent.flow_style or token is None:
-        raise _Unsupported
-    return token
-
-
-def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any) -> _Patch:
+def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any, path: Path) -> _Patch:
     """A collection written out again as ``value``: flow as flow, a block mapping as block."""
     if node.flow_style:
-        return _Patch(node.start_mark.index, node.end_mark.index, flow_text(value))
+        return _Patch(node.start_mark.index, node.end_mark.index,
+                      _flow_again(doc, node, value, path))
     if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict) or not value:
-        raise _Unsupported
+        raise Unsupported
     first = node.value[0][0]
     indent = entry_indent(doc.text, first)
     start = line_start(doc.text, first.start_mark.index) + indent
     lines = entries(value, indent, doc.step, doc.newline)[indent:]  # "- " may precede it
-    return _Patch(start, _end(doc, node, len(node.value) - 1), lines)
+    return _Patch(start, entry_end(doc, node, len(node.value) - 1), lines)
+
+
+def _flow_again(doc: Doc, node: yaml.Node, value: Any, path: Path) -> str:
+    """``value`` as one line of flow YAML, keeping the text of each key and scalar of
+    ``node`` that still reads as its part of ``value``, and the recorded text of an
+    entry put back."""
+    if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
+        old = {k.value: (k, v) for k, v in node.value
+               if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge"}
+        parts = [f"{_written(doc, old[k][0], k)}: {_flow_again(doc, old[k][1], v, (*path, k))}"
+                 if k in old else _flow_entry(doc, (*path, k), v) for k, v in value.items()]
+        return "{" + ", ".join(parts) + "}"
+    if isinstance(node, yaml.SequenceNode) and isinstance(value, list):
+        items = [_flow_again(doc, node.value[i], v, (*path, i)) if i < len(node.value)
+                 else flow_text(v) for i, v in enumerate(value)]
+        return "[" + ", ".join(items) + "]"
+    return _written(doc, node, value)
+
+
+def _flow_entry(doc: Doc, path: Path, value: Any) -> str:
+    layout = doc.put_back.get(path)
+    if layout is not None and "\n" not in layout.text \
+            and reads_as("{" + layout.text + "}", {path[-1]: value}):
+        return layout.text
+    return f"{scalar(path[-1])}: {flow_text(value)}"
+
+
+def _written(doc: Doc, node: yaml.Node, value: Any) -> str:
+    """The scalar ``node``'s own text when it reads as ``value``, else ``value`` written anew."""
+    if isinstance(node, yaml.ScalarNode) and node.start_mark.line == node.end_mark.line \
+            and node.style not in ("|", ">") and not isinstance(value, dict | list):
+        text = doc.text[node.start_mark.index:node.end_mark.index]
+        if text and reads_as(f"[{text}]", [value]):
+            return text
+    return flow_text(value)
 
 
 def _patch(doc: Doc, edit: Edit) -> list[_Patch]:
-    parent = _walk(doc, edit.path[:-1])
+    parent = walk(doc, edit.path[:-1])
     key = edit.path[-1]
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
-        raise _Unsupported
+        raise Unsupported
     index = index_of(parent, key)
     if edit.op is Op.REMOVE:
         if index is None:
-            raise _Unsupported
+            raise Unsupported
         return [_remove(doc, parent, index)]
     if index is None:
         return [_insert(doc, parent, key, edit.value)]
+    shared = shared_text(doc, edit)
+    if shared is not None:  # an alias or merged key written out: the user's text again
+        return [_Patch(*entry_span(doc, parent, index), shared)]
     pair = parent.value[index]
     if _is_null(pair[1]) and isinstance(edit.value, dict) and edit.value:
         return _fill(doc, pair[0], pair[1], edit.value)
-    return [_replace(pair[1], edit.value)]
+    if isinstance(pair[1], yaml.CollectionNode) and not pair[1].flow_style \
+            and not isinstance(edit.value, dict | list):
+        text = scalar_text(edit)
+        return [_collapse(doc, parent, index, scalar(edit.value) if text is None else text)]
+    return [_replace(pair[1], edit.value, scalar_text(edit))]
 
+
+def _collapse(doc: Doc, parent: yaml.MappingNode, index: int, text: str) -> _Patch:
+    """A block collection's entry given a scalar (``annotations:`` back to null)."""
+    key = parent.value[index][0]
+    colon = _COLON.match(doc.text, key.end_mark.index)
+    if colon is None or doc.shared.is_alias(parent, index):
+        raise Unsupported
+    end = entry_end(doc, parent, index)
+    rest = doc.text[colon.end():eol(doc.text, colon.end())]
+    comment = rest if rest.lstrip(" ").startswith("#") else doc.newline
+    return _Patch(colon.end(), end, (f" {text}" if text else "") + comment)
+
+
+_COLON = re.compile(r"[ \t]*:")
 
 # Where a person writes a new key: before the first of these siblings the mapping has
 # (a pod template's metadata before its spec, labels before annotations), else last.
@@ -172,11 +220,11 @@ _RANK = {"labels": 0}
 def _insert(doc: Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
     """A new ``key: value`` where a person would write it, indented like the first entry."""
     if not isinstance(parent, yaml.MappingNode) or parent.flow_style or not parent.value:
-        raise _Unsupported
+        raise Unsupported
     indent = entry_indent(doc.text, parent.value[0][0])
     at = _before(doc, parent, key)
     if at is None:
-        at = _end(doc, parent, len(parent.value) - 1)
+        at = entry_end(doc, parent, len(parent.value) - 1)
     text = block(key, _labels_first(value), indent, doc.step, doc.newline)
     return _Patch(at, at, text, indent, _RANK.get(key, 1) if isinstance(key, str) else 1)
 
@@ -218,7 +266,7 @@ def _is_null(node: yaml.Node) -> bool:
 def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> list[_Patch]:
     """``annotations:`` left empty (Helm renders that) becomes a block mapping under it."""
     if value.start_mark.line != key.start_mark.line or value.start_mark.index < key.end_mark.index:
-        raise _Unsupported
+        raise Unsupported
     indent = entry_indent(doc.text, key) + doc.step
     lines = entries(new, indent, doc.step, doc.newline)
     at = after(doc.text, value)
@@ -227,50 +275,23 @@ def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> li
             _Patch(at, at, ending + lines, indent)]
 
 
-def _walk(doc: Doc, path: Path) -> yaml.Node:
-    node = doc.root
-    for item in path:
-        index = index_of(node, item)
-        if index is None or doc.shared.is_alias(node, index):
-            raise _Unsupported
-        node = child(node, index)
-    return node
-
-
 def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
-    key = parent.value[index][0]
-    start = line_start(doc.text, key.start_mark.index)
-    if doc.text[start:key.start_mark.index].strip(" ") not in ("", "?"):
-        raise _Unsupported  # the key shares its line with a "- " or "{"
-    end = _end(doc, parent, index)
-    if _KEEP.search(doc.text, 0, start):
-        end = _BLANK_LINES.match(doc.text, end).end()  # type: ignore[union-attr]
+    start, end = entry_span(doc, parent, index)
     return _Patch(start, end, "")
 
 
-def _end(doc: Doc, parent: yaml.Node, index: int) -> int:
-    """Where the line after entry ``index`` of a block collection begins (aliases seen)."""
-    while True:
-        entry = parent.value[index]
-        if doc.shared.is_alias(parent, index):
-            if isinstance(parent, yaml.SequenceNode):
-                return eol(doc.text, _item_token(doc, parent, index).end(2))
-            token = _ALIAS.match(doc.text, entry[0].end_mark.index)
-            if token is None:
-                raise _Unsupported
-            return eol(doc.text, token.end(2))
-        node = child(parent, index)
-        if not isinstance(node, yaml.CollectionNode) or node.flow_style or not node.value:
-            return after(doc.text, node)
-        parent, index = node, len(node.value) - 1
+def _open_end(text: str) -> bool:
+    """The text's last line has no line break (the file's last document, unterminated)."""
+    return bool(text) and not text.endswith(("\n", "\r"))
 
 
-def _replace(value: yaml.Node, new: Any) -> _Patch:
+def _replace(value: yaml.Node, new: Any, text: str | None = None) -> _Patch:
     if not isinstance(value, yaml.ScalarNode) or isinstance(new, dict | list) or _is_null(value):
-        raise _Unsupported
+        raise Unsupported
     if value.start_mark.line != value.end_mark.line or value.style in ("|", ">"):
-        raise _Unsupported
-    return _Patch(value.start_mark.index, value.end_mark.index, _styled(new, value.style))
+        raise Unsupported
+    return _Patch(value.start_mark.index, value.end_mark.index,
+                  _styled(new, value.style) if text is None else text)
 
 
 def _styled(new: Any, style: str | None) -> str:

@@ -1,0 +1,254 @@
+"""The record's ``layout``: how the user wrote what a stage removed or replaced.
+
+Rollback must give the user's bytes back, not only their data (issue 14
+§1): a GPU limit at its place among its siblings, quoted as it was, with
+its trailing comment. So beside the values the record keeps, ``layout``
+keeps, per place a stage changed, the user's text (read by the YAML layer,
+:mod:`tfpolicy.yamlio.restore`)::
+
+    "layout": {"spec.containers[name=vllm].resources.limits[nvidia.com/gpu]":
+                 {"after": "cpu", "text": "            nvidia.com/gpu: '1'  # one card\\n"}}
+
+The key is the place in the pod template (containers by name, a key with
+dots or slashes in brackets); ``after`` is the sibling the entry followed
+(``null``: it came first), ``skip`` the comment or blank lines between them
+(left out when none), ``text`` the entry's lines as they stood. A scalar a
+stage replaced keeps ``text`` alone; an alias or merged key a stage wrote
+out in full to edit below it is ``{"shared": true, "text": …}`` (its line,
+or ``""`` where a merge brought it in). Layout never decides data: the values
+come from the rest of the record, and a layout that no longer fits is
+ignored (the value is then written the usual way).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from tfpolicy.edits import ENTRY, SCALAR, SHARED, Edit, Layout, Op, Path
+from tfpolicy.stages.record import Entries
+
+Capture = Callable[[Path, str], Layout | None]  # at a path, the Layout of a kind
+_MISSING = object()
+_PLAIN = re.compile(r"[A-Za-z0-9_-]+")
+_TOKEN = re.compile(r"\.?([A-Za-z0-9_-]+)|\[([^\]]*)\]")
+_NAME = "name="
+
+
+def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: Entries,
+           capture: Capture | None) -> tuple[Entries, list[Edit]]:
+    """The layout section for ``target``'s record, and ``edits`` with the layout of each
+    value they put back attached.
+
+    A place the stage changes keeps the user's text: read now when the text
+    there is still the user's, else carried from the old record.
+    """
+    section: Entries = {}
+    for edit in edits if capture is not None else ():
+        assert capture is not None
+        for place, kind in _places(edit):
+            layout = _captured(template, original, target, place, kind, capture)
+            key = encode_path(original, place) if layout is not None else None
+            if key is not None and layout is not None:
+                section.setdefault(key, entry_of(layout))
+    for key, entry in old.items():
+        found = decode_path(original, key)
+        if key not in section and found is not None and _changed(original, target, found):
+            section[key] = entry
+    return dict(sorted(section.items())), _attach(edits, original, target, old)
+
+
+def _places(edit: Edit) -> list[tuple[Path, str]]:
+    """Where an edit may change what the user wrote: an alias or merged key above it (which
+    the text then writes out), and the place itself."""
+    above = [(edit.path[:n], SHARED) for n in range(1, len(edit.path))]
+    return [*above, (edit.path, ENTRY if edit.op is Op.REMOVE else SCALAR)]
+
+
+def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
+              capture: Capture) -> Layout | None:
+    """The user's text at ``path``, when it is still theirs and the stage changes it (an
+    alias or merged key is looked for first: most documents have none, and say so fast)."""
+    if kind == SHARED and capture(path, kind) is None:
+        return None
+    if not _changed(original, target, path) or not _same(_get(template, path),
+                                                          _get(original, path)):
+        return None
+    return capture(path, kind)
+
+
+def _changed(original: Any, target: Any, path: Path) -> bool:
+    before = _get(original, path)
+    return before is not _MISSING and not _same(before, _get(target, path))
+
+
+def _attach(edits: list[Edit], original: Any, target: Any, old: Entries) -> list[Edit]:
+    """Each edit putting a value back carries its layout; the edits below an alias or a
+    merged key the user had become one that writes it as they did."""
+    if not old:
+        return edits
+    out = list(edits)
+    for key, entry in old.items():
+        layout, path = layout_of(entry), decode_path(target, key)
+        if layout is None or layout.kind != SHARED or path is None \
+                or _changed(original, target, path):
+            continue
+        below = [e for e in out if e.path[:len(path)] == path]
+        if below:
+            at = out.index(below[0])
+            out = [e for e in out if e not in below]
+            out.insert(at, Edit(Op.SET, path, _get(target, path), layout))
+    return [_put_back(edit, original, target, old) for edit in out]
+
+
+def _put_back(edit: Edit, original: Any, target: Any, old: Entries) -> Edit:
+    if edit.op is not Op.SET or edit.layout is not None:
+        return edit
+    key = encode_path(target, edit.path)
+    layout = layout_of(old.get(key)) if key is not None else None
+    if layout is None or layout.kind == SHARED \
+            or not _same(_get(original, edit.path), edit.value):
+        return edit
+    return replace(edit, layout=layout)
+
+
+def entry_of(layout: Layout) -> dict[str, Any]:
+    if layout.kind != ENTRY:
+        return {"shared": True, "text": layout.text} if layout.kind == SHARED \
+            else {"text": layout.text}
+    entry: dict[str, Any] = {"after": layout.after}
+    if layout.skip:
+        entry["skip"] = layout.skip
+    entry["text"] = layout.text
+    return entry
+
+
+def layout_of(entry: Any) -> Layout | None:
+    """The layout an entry of the record names (``None`` for one tfpolicy did not write)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
+        return None
+    if entry.get("shared") is True:
+        return Layout(entry["text"], SHARED)
+    if "after" not in entry:
+        return Layout(entry["text"])
+    after, skip = entry["after"], entry.get("skip", 0)
+    if not (after is None or isinstance(after, str)) or type(skip) is not int or skip < 0:
+        return None
+    return Layout(entry["text"], ENTRY, after, skip)
+
+
+def encode_path(data: Any, path: Path) -> str | None:
+    """``spec.containers[name=vllm].resources.limits[nvidia.com/gpu]``; ``None`` if unsayable."""
+    out, node = "", data
+    for item in path:
+        if isinstance(item, int):
+            part = _item(node, item)
+        elif _PLAIN.fullmatch(item):
+            part = f".{item}" if out else item
+        elif "]" in item or not item:
+            return None
+        else:
+            part = f"[{item}]"
+        out += part
+        try:
+            node = node[item]
+        except (KeyError, IndexError, TypeError):
+            node = None
+    return out
+
+
+def _item(items: Any, index: int) -> str:
+    """A list item by its ``name`` when that names one item only, else by position."""
+    item = items[index] if isinstance(items, list) and index < len(items) else None
+    name = item.get("name") if isinstance(item, dict) else None
+    if isinstance(name, str) and "]" not in name and _named(items, name) == [index]:
+        return f"[{_NAME}{name}]"
+    return f"[{index}]"
+
+
+def _named(items: list[Any], name: str) -> list[int]:
+    return [i for i, x in enumerate(items) if isinstance(x, dict) and x.get("name") == name]
+
+
+def decode_path(data: Any, text: str) -> Path | None:
+    """The path ``text`` names in ``data``, read by the kind of each node on the way."""
+    path: list[str | int] = []
+    node, at = data, 0
+    while at < len(text):
+        token = _TOKEN.match(text, at)
+        if token is None or (token.group(1) and at and not text.startswith(".", at)):
+            return None
+        at, item = token.end(), token.group(1) or token.group(2)
+        step = _step(node, item)
+        if step is None:
+            return None
+        path.append(step)
+        node = node[step]
+    return tuple(path) if path else None
+
+
+def _step(node: Any, item: str) -> str | int | None:
+    if isinstance(node, dict):
+        return item if item in node else None
+    if not isinstance(node, list):
+        return None
+    if item.startswith(_NAME):
+        found = _named(node, item[len(_NAME):])
+        return found[0] if len(found) == 1 else None
+    return int(item) if item.isdigit() and int(item) < len(node) else None
+
+
+def reorder(data: Any, section: Entries) -> None:
+    """Each entry put back where its layout says it stood among its siblings (in place)."""
+    moves: dict[int, tuple[dict[str, Any], dict[Any, Any]]] = {}
+    for key, entry in section.items():
+        layout = layout_of(entry)
+        path = decode_path(data, key) if layout is not None and layout.placed else None
+        parent = _get(data, path[:-1]) if path else None
+        if path and isinstance(parent, dict) and layout is not None:
+            moves.setdefault(id(parent), (parent, {}))[1][path[-1]] = layout.after
+    for parent, anchors in moves.values():
+        _reorder(parent, anchors)
+
+
+def _reorder(parent: dict[Any, Any], anchors: dict[Any, str | None]) -> None:
+    keys = [k for k in parent if k not in anchors]
+
+    def put(name: Any, seen: frozenset[Any]) -> None:
+        if name in keys:
+            return
+        anchor = anchors[name]
+        if anchor in anchors and anchor not in seen:
+            put(anchor, seen | {name})
+        if anchor is None:
+            keys.insert(0, name)
+        else:
+            keys.insert(keys.index(anchor) + 1 if anchor in keys else len(keys), name)
+
+    for name in anchors:
+        put(name, frozenset())
+    items = [(k, parent[k]) for k in keys]
+    parent.clear()
+    parent.update(items)
+
+
+def _get(data: Any, path: Path) -> Any:
+    for item in path:
+        try:
+            data = data[item]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return data
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as data, types included (``1`` and ``"1"``, ``1`` and ``True`` differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)

@@ -1,0 +1,260 @@
+"""Keeping, and giving back, the user's own text for what a stage removes or replaces.
+
+When a stage removes an entry (a GPU resource, a HAMi annotation) or
+replaces a scalar the user wrote, :func:`capture` reads how it was written:
+the entry's lines as they stood (indentation, quoting, trailing comment and
+line ending included), the sibling it followed and the comment or blank
+lines between them. The record keeps that (:mod:`tfpolicy.stages.layout`),
+and when the value comes back, :func:`placements` and :func:`scalar_text`
+put those bytes back where they were.
+
+Every use is checked first: the recorded text must read as exactly the
+value being put back, and its place must still be there (the sibling, the
+same comment lines, the same indentation). Otherwise the splice writes the
+value its usual way, which is equal as data.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from typing import Any, TypeGuard
+
+import yaml
+
+from tfpolicy.edits import ENTRY, SCALAR, SHARED, Edit, Layout, Op, Path
+from tfpolicy.yamlio.aliases import sharing
+from tfpolicy.yamlio.expand import Doc, index_of, merges
+from tfpolicy.yamlio.lines import eol, line_start
+from tfpolicy.yamlio.load import parse_with_libyaml
+from tfpolicy.yamlio.rnodes import NeedsLibyaml
+from tfpolicy.yamlio.spans import Unsupported, entry_end, entry_span, walk
+from tfpolicy.yamlio.stream import newline_of
+
+_ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
+# An insertion placed by a layout sorts after the splice's own at one point and depth,
+# and a chain of them in the order they were written.
+_RANK = 10
+
+
+def capturer(text: str, root: yaml.Node | None, file: str) -> Callable[[Path, str], Layout | None]:
+    """:func:`capture` on one document, its node tree and text made ready on first use."""
+    docs: list[Doc] = []
+
+    shares = "*" in text or "<<" in text
+
+    def at(path: Path, kind: str) -> Layout | None:
+        if root is None or (kind == SHARED and not shares):
+            return None
+        try:
+            if not docs:
+                docs.append(_doc(text, root))
+            return capture(docs[0], path, kind)
+        except NeedsLibyaml:  # a place rapidyaml's tree cannot give exactly
+            docs[:] = [_doc(text, parse_with_libyaml(text, file=file).node)]
+            return capture(docs[0], path, kind)
+
+    return at
+
+
+def _doc(text: str, root: yaml.Node | None) -> Doc:
+    from tfpolicy.yamlio.splice import indent_step
+
+    assert root is not None
+    return Doc(text, root, indent_step(root), newline_of(text), sharing(root, text))
+
+
+def capture(doc: Doc, path: Path, kind: str) -> Layout | None:
+    """How the entry at ``path`` is written (``ENTRY``, or ``SHARED``: an alias or a merged
+    key), or its scalar value alone (``SCALAR``); ``None`` where that cannot be kept."""
+    try:
+        parent = walk(doc, path[:-1])
+        index = index_of(parent, path[-1])
+        if not isinstance(parent, yaml.MappingNode):
+            return None
+        if kind == SHARED:
+            return _shared(doc, parent, index)
+        if index is None:
+            return None
+        if kind == SCALAR:
+            alias = doc.shared.is_alias(parent, index)  # its node would be the anchor's
+            return None if alias else _scalar(doc, parent.value[index][1])
+        return _entry(doc, path, parent, index) if _block_mapping(parent) \
+            else _flow_entry(doc, parent, index)
+    except Unsupported:
+        return None
+
+
+def _shared(doc: Doc, parent: yaml.MappingNode, index: int | None) -> Layout | None:
+    if not _block_mapping(parent):
+        return None
+    if index is None:
+        return Layout("", SHARED) if merges(parent) else None
+    if not doc.shared.is_alias(parent, index):
+        return None
+    start, end = entry_span(doc, parent, index)
+    return Layout(_lf(doc.text[start:end]), SHARED)
+
+
+def _block_mapping(node: yaml.Node) -> TypeGuard[yaml.MappingNode]:
+    return isinstance(node, yaml.MappingNode) and not node.flow_style and bool(node.value)
+
+
+def _entry(doc: Doc, path: Path, parent: yaml.MappingNode, index: int) -> Layout | None:
+    start, end = entry_span(doc, parent, index)
+    if index == 0:
+        after, top = None, _top(doc, path[:-1])
+    else:
+        previous = parent.value[index - 1][0]
+        if not isinstance(previous, yaml.ScalarNode) or not isinstance(previous.value, str):
+            return None
+        after, top = previous.value, entry_end(doc, parent, index - 1)
+    if top is None or top > start:
+        return None
+    return Layout(_lf(doc.text[start:end]), ENTRY, after, _breaks(doc.text[top:start]))
+
+
+def _flow_entry(doc: Doc, parent: yaml.MappingNode, index: int) -> Layout | None:
+    """An entry of a flow mapping: its text, and the sibling it followed (the flow mapping
+    is written out again whole, in the order the data then has)."""
+    key, value = parent.value[index]
+    previous = parent.value[index - 1][0] if index else None
+    if previous is not None and not isinstance(previous.value, str):
+        return None
+    after = previous.value if previous is not None else None
+    return Layout(doc.text[key.start_mark.index:value.end_mark.index], ENTRY, after)
+
+
+def _scalar(doc: Doc, node: yaml.Node) -> Layout | None:
+    if not isinstance(node, yaml.ScalarNode) or node.style in ("|", ">"):
+        return None
+    if node.start_mark.line != node.end_mark.line:
+        return None
+    return Layout(doc.text[node.start_mark.index:node.end_mark.index])
+
+
+def _top(doc: Doc, path: Path) -> int | None:
+    """Where the lines of the block mapping at ``path`` begin: after its key's line."""
+    if not path or not isinstance(path[-1], str):
+        return None
+    holder = walk(doc, path[:-1])
+    index = index_of(holder, path[-1])
+    if index is None or not isinstance(holder, yaml.MappingNode):
+        return None
+    return eol(doc.text, holder.value[index][0].end_mark.index)
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _breaks(text: str) -> int:
+    return len(_lf(text).split("\n")) - 1
+
+
+def shared_text(doc: Doc, edit: Edit) -> str | None:
+    """The alias or merged key a stage wrote out, as the user wrote it (``""``: merged)."""
+    layout = edit.layout
+    if layout is None or layout.kind != SHARED:
+        return None
+    text = layout.text.replace("\n", doc.newline)
+    return text if not text or text.endswith(doc.newline) else text + doc.newline
+
+
+def scalar_text(edit: Edit) -> str | None:
+    """The recorded text of a scalar put back, when it reads as exactly the value."""
+    layout = edit.layout
+    if layout is None or layout.placed or "\n" in layout.text:
+        return None
+    return layout.text if reads_as(f"k: {layout.text}\n", {"k": edit.value}) else None
+
+
+def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, int]]:
+    """For each edit putting an entry back with its layout (by position in ``edits``):
+    where its recorded text goes, the text, its depth and its rank."""
+    batch = {(e.path[:-1], e.path[-1]): i for i, e in enumerate(edits)
+             if e.op is Op.SET and e.layout is not None and e.layout.placed}
+    out: dict[int, tuple[int, str, int, int]] = {}
+    for (parent_path, key), i in batch.items():
+        try:
+            placed = _place(doc, edits, batch, parent_path, key, set())
+        except Unsupported:
+            continue
+        if placed is not None:
+            at, rank = placed
+            out[i] = (at, _text(doc, edits[i], at), _indent(edits[i].layout), rank)
+    return out
+
+
+def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], parent_path: Path,
+           key: Any, seen: set[Any]) -> tuple[int, int] | None:
+    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly."""
+    edit = edits[batch[(parent_path, key)]]
+    layout = edit.layout
+    assert layout is not None
+    parent = walk(doc, parent_path)
+    if not _block_mapping(parent) or index_of(parent, key) is not None:
+        return None
+    if _indent(layout) != _column(doc, parent) or not _fits(layout.text, key, edit.value):
+        return None
+    rank = _RANK
+    if layout.after is None:
+        base = _top(doc, parent_path)
+    elif (index := index_of(parent, layout.after)) is not None:
+        base = entry_end(doc, parent, index)
+    elif (parent_path, layout.after) in batch and layout.after not in seen:
+        chained = _place(doc, edits, batch, parent_path, layout.after, {*seen, key})
+        if chained is None:
+            return None
+        base, rank = chained[0], chained[1] + 1
+    else:
+        return None
+    at = None if base is None else _skip(doc.text, base, layout.skip)
+    return None if at is None else (at, rank)
+
+
+def _fits(text: str, key: Any, value: Any) -> bool:
+    """The entry's text reads as ``{key: value}``; one naming an anchor elsewhere (``*name``)
+    is left to the document's own read-back check."""
+    if _ALIAS.search(text):
+        return True
+    return reads_as(textwrap.dedent(text), {key: value})
+
+
+def _column(doc: Doc, parent: yaml.MappingNode) -> int:
+    first = parent.value[0][0]
+    return int(first.start_mark.index - line_start(doc.text, first.start_mark.index))
+
+
+def _indent(layout: Layout | None) -> int:
+    assert layout is not None
+    first = layout.text.split("\n", 1)[0]
+    return len(first) - len(first.lstrip(" "))
+
+
+def _skip(text: str, at: int, lines: int) -> int | None:
+    """``at`` moved down over ``lines`` comment or blank lines (``None`` if they are not)."""
+    for _ in range(lines):
+        if at >= len(text) or text[at:eol(text, at)].strip(" \t\r\n")[:1] not in ("", "#"):
+            return None
+        at = eol(text, at)
+    return at
+
+
+def _text(doc: Doc, edit: Edit, at: int) -> str:
+    assert edit.layout is not None
+    text = edit.layout.text.replace("\n", doc.newline)
+    if not text.endswith(doc.newline) and (at < len(doc.text) or doc.text.endswith(("\n", "\r"))):
+        text += doc.newline  # it was the document's last line, unterminated
+    return text
+
+
+def reads_as(text: str, value: Any) -> bool:
+    """``text`` parses (YAML 1.1, as Kubernetes reads it) to exactly ``value``."""
+    from tfpolicy.yamlio.verify import same  # verify imports the splice, which imports this
+
+    try:
+        return same(yaml.load(text, Loader=yaml.CSafeLoader), value)
+    except yaml.YAMLError:
+        return False
