@@ -64,22 +64,22 @@ def _isvc(**components: Any) -> dict[str, Any]:
 
 def test_kserve_renames_a_lone_custom_predictor_container() -> None:
     obj = _isvc(predictor={"containers": [{"name": "torchserve-container"}]})
-    assert _names(obj) == [["kserve-container"]]
+    assert _names(obj) == [["kserve-container", "queue-proxy"]]
 
 
 def test_kserve_keeps_named_custom_containers_beside_others() -> None:
     obj = _isvc(predictor={"containers": [{"name": "server"}, {"name": "agent"}]})
-    assert _names(obj) == [["server", "agent"]]
+    assert _names(obj) == [["server", "agent", "queue-proxy"]]
 
 
 def test_kserve_renames_a_transformers_first_container_always() -> None:
     obj = _isvc(transformer={"containers": [{"name": "t"}, {"name": "agent"}]})
-    assert _names(obj) == [["kserve-container", "agent"]]
+    assert _names(obj) == [["kserve-container", "agent", "queue-proxy"]]
 
 
 def test_kserve_framework_key_is_kserve_container_and_containers_stay() -> None:
     obj = _isvc(predictor={"sklearn": {"name": "mine"}, "containers": [{"name": "side"}]})
-    assert _names(obj) == [["side", "kserve-container"]]
+    assert _names(obj) == [["side", "kserve-container", "queue-proxy"]]
 
 
 def _admission(capsys: pytest.CaptureFixture[str], file: Path) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ def test_a_kserve_component_reads_as_one_pod_template() -> None:
     assert view.path == ("spec", "predictor")
     assert view.template["metadata"] == {"labels": {"a": "b"}}
     containers = view.template["spec"]["containers"]
-    assert [c["name"] for c in containers] == ["side", "kserve-container"]
+    assert [c["name"] for c in containers] == ["side", "kserve-container", "queue-proxy"]
     assert view.template["spec"]["nodeSelector"] == {"gpu": "t4"}
     assert "pytorch" not in view.template["spec"] and "labels" not in view.template["spec"]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from tfpolicy.edits import Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpu import HAMI_RESOURCES, GpuResources
 from tfpolicy.match import Subject, explain, misses
 from tfpolicy.policy import Policy
 from tfpolicy.stages import layout, run_stage
@@ -32,8 +32,6 @@ from tfpolicy.workloads.views import View, real_edits
 
 Locate = Callable[[Path], tuple[int, int]]
 Capture = Callable[[Path, str], Layout | None]  # the user's text at a path (stages.layout)
-_NOT_PLANNED = ("plan does not simulate these pods: their fields are not one pod template "
-                "(tfpolicy admission reads them)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +39,21 @@ class PolicySet:
     policies: tuple[Policy, ...]
     gpus: GpuResources
     registry: Registry
+    hami: frozenset[str] = frozenset(HAMI_RESOURCES)  # HAMi's names, a policy's renamed ones too
 
     @classmethod
     def of(cls, policies: list[Policy]) -> PolicySet:
         extra = tuple(r for p in policies for r in p.gpu_resources)
         kinds = tuple(k for p in policies for k in p.template_kinds)
-        return cls(tuple(policies), GpuResources(extra), Registry(kinds))
+        settings = [s for p in policies for s in (p.settings, *(o.settings for o in p.overrides))]
+        hami = {r for s in settings if s.hami is not None for r in s.hami.resources}
+        return cls(tuple(policies), GpuResources(extra), Registry(kinds),
+                   frozenset(HAMI_RESOURCES) | hami)
 
     def markers(self) -> tuple[str, ...]:
         """A document containing none of these cannot be a GPU workload."""
-        return (*self.gpus.markers(), OWN)
+        return (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
+                *self.registry.markers(), OWN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,7 @@ def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
 def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
                    ctx: DocContext, out: DocResult) -> None:
     template = view.template
-    if not is_gpu_workload(template, policies.gpus):
+    if not is_gpu_workload(template, policies.gpus, policies.hami):
         return
     report = _Reporter(obj, view.shifted(base), ctx, out)
     subject = _subject(obj, template, ctx.namespace)
@@ -155,9 +158,6 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
     except NotCounted as exc:
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
-    else:
-        if view.meta is not None:
-            notes.append(Note(Severity.WARNING, "pods-not-counted", _NOT_PLANNED))
     hashed = "pod-template-hash" in labels_of(original)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)

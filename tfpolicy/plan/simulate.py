@@ -145,7 +145,8 @@ def _replicas_path(unit: Unit) -> Path:
 
 
 def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
-    return is_gpu_workload(template, policies.gpus) or labels_of(template).get(ENABLED) == "true"
+    return (is_gpu_workload(template, policies.gpus, policies.hami)
+            or labels_of(template).get(ENABLED) == "true")
 
 
 def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, state: _State,

@@ -23,7 +23,7 @@ from typing import Any
 
 from tfpolicy.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.engine import DocContext, DocResult, PolicySet, objects, plan_document
-from tfpolicy.findings import Finding, Severity
+from tfpolicy.findings import Severity
 from tfpolicy.match import Subject, selects
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.stages.common import labels_of
@@ -66,7 +66,7 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
         doc = docs[number]
         result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
-                        if f.severity >= Severity.WARNING and not _simulated_here(f))
+                        if f.severity >= Severity.WARNING)
         for unit in members:
             if again and cache is not None and unit.key in cache.templates:
                 templates[unit.key] = cache.templates[unit.key]
@@ -118,13 +118,6 @@ def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
     return Subject(kind=str(obj.get("kind", "")), name=str(meta.get("name", "")),
                    namespace=str(meta.get("namespace") or namespace),
                    labels=labels or {}, pod_labels=labels_of(template))
-
-
-def _simulated_here(finding: Finding) -> bool:
-    """The engine's note that plan leaves a pod whose parts live apart out: it no longer
-    does (``units_of`` reads it through its view), so the note would mislead here."""
-    return (finding.rule == "pods-not-counted"
-            and finding.message.startswith("plan does not simulate these pods: their fields"))
 
 
 def _unit_edited(doc: Document, unit: Unit, edits: list[Edit],

@@ -13,7 +13,7 @@ from typing import Any
 
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import MIG_PREFIX
+from tfpolicy.gpu import HAMI, MIG_PREFIX
 from tfpolicy.policy import Settings
 from tfpolicy.stages.common import Note, StageContext, gpu_usage
 from tfpolicy.stages.hami import refusal
@@ -25,7 +25,7 @@ from tfpolicy.stages.shared import enabled_replicas, placement_annotations
 def target(
     original: dict[str, Any], settings: Settings, ctx: StageContext
 ) -> tuple[dict[str, Any] | None, list[Note]]:
-    refused = refusal(original, "which takeover keeps")
+    refused = refusal(original, "which takeover keeps", settings.hami or HAMI)
     if refused:
         return None, refused
     cap, notes = enabled_replicas(settings, ctx)

@@ -64,10 +64,15 @@ _KSERVE_WORKER = ("spec.predictor.workerSpec: the predictor's labels and annotat
 
 
 def _kserve_component(name: str) -> Shape:
+    """In KServe's default Serverless mode a component runs as a Knative Service, whose pods
+    also run Knative's queue-proxy (see ``_KNATIVE``); in RawDeployment mode they do not.
+    The view counts it either way: the webhook then finds ``inject-container`` naming the
+    GPU container where it needs one, and the name is harmless where it does not."""
     custom = Slot(("containers", ANY), _KSERVE_NAME, FIRST if name == "predictor" else FIRST_ALWAYS)
     frameworks = (Slot((fw,), _KSERVE_NAME, ALWAYS) for fw in _FRAMEWORKS)
     return Shape(("spec", name), (), (), (custom, Slot(("model",), _KSERVE_NAME), *frameworks),
-                 ("workerSpec",) if name == "predictor" else None, _KSERVE_WORKER)
+                 ("workerSpec",) if name == "predictor" else None, _KSERVE_WORKER,
+                 added=("queue-proxy",))
 
 
 _KSERVE = tuple(_kserve_component(c) for c in ("predictor", "transformer", "explainer"))

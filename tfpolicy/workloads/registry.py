@@ -94,6 +94,12 @@ class Registry:
                     found += [v.shifted(at) for v in self.views(inner)]
         return found
 
+    def markers(self) -> tuple[str, ...]:
+        """Kinds with a field to report: a document of one is read even when it names no
+        GPU resource (MPIJob v1alpha1 asks for GPUs with a bare ``spec.gpus`` count)."""
+        return tuple(sorted({kind for (_, kind), entry in self._by_kind.items()
+                             if entry.reports}))
+
     def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
         """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why."""
         for report in self._entry(obj).reports:
