@@ -176,20 +176,25 @@ def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, in
     batch = {(e.path[:-1], e.path[-1]): i for i, e in enumerate(edits)
              if e.op is Op.SET and e.layout is not None and e.layout.placed}
     out: dict[int, tuple[int, str, int, int]] = {}
-    for (parent_path, key), i in batch.items():
+    done: dict[Path, int] = {}  # deepest first: an entry goes back below what goes back in
+    for (parent_path, key), i in sorted(batch.items(), key=lambda item: -len(item[0][0])):
         try:
-            placed = _place(doc, edits, batch, parent_path, key, set())
+            placed = _place(doc, edits, batch, parent_path, key, set(), done)
         except Unsupported:
             continue
         if placed is not None:
             at, rank = placed
+            done[(*parent_path, key)] = at
             out[i] = (at, _text(doc, edits[i], at), _indent(edits[i].layout), rank)
     return out
 
 
 def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], parent_path: Path,
-           key: Any, seen: set[Any]) -> tuple[int, int] | None:
-    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly."""
+           key: Any, seen: set[Any], done: dict[Path, int]) -> tuple[int, int] | None:
+    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly.
+
+    After its sibling, that is after the sibling's last line, or after what goes
+    back at the end of the sibling's block (its own lines then follow it)."""
     edit = edits[batch[(parent_path, key)]]
     layout = edit.layout
     assert layout is not None
@@ -202,9 +207,11 @@ def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], pare
     if layout.after is None:
         base = _top(doc, parent_path)
     elif (index := index_of(parent, layout.after)) is not None:
-        base = entry_end(doc, parent, index)
+        inside = (*parent_path, layout.after)
+        base = max([entry_end(doc, parent, index)]
+                   + [at for path, at in done.items() if path[:len(inside)] == inside])
     elif (parent_path, layout.after) in batch and layout.after not in seen:
-        chained = _place(doc, edits, batch, parent_path, layout.after, {*seen, key})
+        chained = _place(doc, edits, batch, parent_path, layout.after, {*seen, key}, done)
         if chained is None:
             return None
         base, rank = chained[0], chained[1] + 1
