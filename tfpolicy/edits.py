@@ -20,23 +20,23 @@ class Op(Enum):
     REMOVE = "remove"
 
 
-ENTRY, SCALAR, SHARED = "entry", "scalar", "shared"  # what a Layout's text is
+ENTRY, SHARED = "entry", "shared"  # what a Layout's text is
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
     """How something the user wrote was written, so that putting it back gives their bytes.
 
-    ``kind`` says what ``text`` is: an ``ENTRY`` a stage removed (its lines,
-    indentation and trailing comment included), standing after the sibling
-    key ``after`` (``None``: first in its mapping) and ``skip`` comment or
-    blank lines below it; a ``SCALAR`` a stage replaced; or a ``SHARED``
-    entry, an alias (``*name``) or a key a merge (``<<``) brought in, that a
-    stage wrote out in full to edit below it (``text`` empty: it was merged).
+    ``kind`` says what ``text`` is: an ``ENTRY`` a stage removed or replaced
+    (its lines, indentation and trailing comment included), standing after
+    the sibling key ``after`` (``None``: first in its mapping) and ``skip``
+    comment or blank lines below it; or a ``SHARED`` entry, an alias
+    (``*name``) or a key a merge (``<<``) brought in, that a stage wrote out
+    in full to edit below it (``text`` empty: it was merged).
     """
 
     text: str
-    kind: str = SCALAR
+    kind: str = ENTRY
     after: str | None = None
     skip: int = 0
 

@@ -12,8 +12,8 @@ keeps, per place a stage changed, the user's text (read by the YAML layer,
 The key is the place in the pod template (containers by name, a key with
 dots or slashes in brackets); ``after`` is the sibling the entry followed
 (``null``: it came first), ``skip`` the comment or blank lines between them
-(left out when none), ``text`` the entry's lines as they stood. A scalar a
-stage replaced keeps ``text`` alone; an alias or merged key a stage wrote
+(left out when none), ``text`` the entry's lines as they stood, whether the
+stage removed the entry or replaced its value; an alias or merged key a stage wrote
 out in full to edit below it is ``{"shared": true, "text": …}`` (its line,
 or ``""`` where a merge brought it in). Layout never decides data: the values
 come from the rest of the record, and a layout that no longer fits is
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tfpolicy.edits import ENTRY, SCALAR, SHARED, Edit, Layout, Op, Path
+from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path
 from tfpolicy.stages.record import Entries
 
 Capture = Callable[[Path, str], Layout | None]  # at a path, the Layout of a kind
@@ -64,7 +64,7 @@ def _places(edit: Edit) -> list[tuple[Path, str]]:
     """Where an edit may change what the user wrote: an alias or merged key above it (which
     the text then writes out), and the place itself."""
     above = [(edit.path[:n], SHARED) for n in range(1, len(edit.path))]
-    return [*above, (edit.path, ENTRY if edit.op is Op.REMOVE else SCALAR)]
+    return [*above, (edit.path, ENTRY)]
 
 
 def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
@@ -115,9 +115,8 @@ def _put_back(edit: Edit, original: Any, target: Any, old: Entries) -> Edit:
 
 
 def entry_of(layout: Layout) -> dict[str, Any]:
-    if layout.kind != ENTRY:
-        return {"shared": True, "text": layout.text} if layout.kind == SHARED \
-            else {"text": layout.text}
+    if layout.kind == SHARED:
+        return {"shared": True, "text": layout.text}
     entry: dict[str, Any] = {"after": layout.after}
     if layout.skip:
         entry["skip"] = layout.skip
@@ -131,9 +130,7 @@ def layout_of(entry: Any) -> Layout | None:
         return None
     if entry.get("shared") is True:
         return Layout(entry["text"], SHARED)
-    if "after" not in entry:
-        return Layout(entry["text"])
-    after, skip = entry["after"], entry.get("skip", 0)
+    after, skip = entry.get("after"), entry.get("skip", 0)
     if not (after is None or isinstance(after, str)) or type(skip) is not int or skip < 0:
         return None
     return Layout(entry["text"], ENTRY, after, skip)

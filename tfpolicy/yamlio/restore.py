@@ -1,11 +1,11 @@
 """Keeping, and giving back, the user's own text for what a stage removes or replaces.
 
 When a stage removes an entry (a GPU resource, a HAMi annotation) or
-replaces a scalar the user wrote, :func:`capture` reads how it was written:
+replaces a value the user wrote, :func:`capture` reads how it was written:
 the entry's lines as they stood (indentation, quoting, trailing comment and
 line ending included), the sibling it followed and the comment or blank
 lines between them. The record keeps that (:mod:`tfpolicy.stages.layout`),
-and when the value comes back, :func:`placements` and :func:`scalar_text`
+and when the value comes back, :func:`placements` and :func:`entry_again`
 put those bytes back where they were.
 
 Every use is checked first: the recorded text must read as exactly the
@@ -23,7 +23,7 @@ from typing import Any, TypeGuard
 
 import yaml
 
-from tfpolicy.edits import ENTRY, SCALAR, SHARED, Edit, Layout, Op, Path
+from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.expand import Doc, index_of, merges
 from tfpolicy.yamlio.lines import eol, line_start
@@ -66,8 +66,8 @@ def _doc(text: str, root: yaml.Node | None) -> Doc:
 
 
 def capture(doc: Doc, path: Path, kind: str) -> Layout | None:
-    """How the entry at ``path`` is written (``ENTRY``, or ``SHARED``: an alias or a merged
-    key), or its scalar value alone (``SCALAR``); ``None`` where that cannot be kept."""
+    """How the entry at ``path`` is written (``ENTRY``), or the alias or merged key it is
+    (``SHARED``); ``None`` where that cannot be kept."""
     try:
         parent = walk(doc, path[:-1])
         index = index_of(parent, path[-1])
@@ -77,9 +77,6 @@ def capture(doc: Doc, path: Path, kind: str) -> Layout | None:
             return _shared(doc, parent, index)
         if index is None:
             return None
-        if kind == SCALAR:
-            alias = doc.shared.is_alias(parent, index)  # its node would be the anchor's
-            return None if alias else _scalar(doc, parent.value[index][1])
         return _entry(doc, path, parent, index) if _block_mapping(parent) \
             else _flow_entry(doc, parent, index)
     except Unsupported:
@@ -126,14 +123,6 @@ def _flow_entry(doc: Doc, parent: yaml.MappingNode, index: int) -> Layout | None
     return Layout(doc.text[key.start_mark.index:value.end_mark.index], ENTRY, after)
 
 
-def _scalar(doc: Doc, node: yaml.Node) -> Layout | None:
-    if not isinstance(node, yaml.ScalarNode) or node.style in ("|", ">"):
-        return None
-    if node.start_mark.line != node.end_mark.line:
-        return None
-    return Layout(doc.text[node.start_mark.index:node.end_mark.index])
-
-
 def _top(doc: Doc, path: Path) -> int | None:
     """Where the lines of the block mapping at ``path`` begin: after its key's line."""
     if not path or not isinstance(path[-1], str):
@@ -162,12 +151,21 @@ def shared_text(doc: Doc, edit: Edit) -> str | None:
     return text if not text or text.endswith(doc.newline) else text + doc.newline
 
 
-def scalar_text(edit: Edit) -> str | None:
-    """The recorded text of a scalar put back, when it reads as exactly the value."""
+def entry_again(doc: Doc, parent: yaml.MappingNode, index: int,
+                edit: Edit) -> tuple[int, int, str] | None:
+    """An entry whose value comes back written as the user wrote it, line and comment
+    included: its span and the recorded text, when that reads as exactly the value."""
     layout = edit.layout
-    if layout is None or layout.placed or "\n" in layout.text:
+    if layout is None or layout.kind != ENTRY or not _block_mapping(parent):
         return None
-    return layout.text if reads_as(f"k: {layout.text}\n", {"k": edit.value}) else None
+    key = edit.path[-1]
+    if _indent(layout) != _column(doc, parent) or not _fits(layout.text, key, edit.value):
+        return None
+    try:
+        start, end = entry_span(doc, parent, index)
+    except Unsupported:
+        return None
+    return start, end, _text(doc, edit, end)
 
 
 def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, int]]:
@@ -176,20 +174,25 @@ def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, in
     batch = {(e.path[:-1], e.path[-1]): i for i, e in enumerate(edits)
              if e.op is Op.SET and e.layout is not None and e.layout.placed}
     out: dict[int, tuple[int, str, int, int]] = {}
-    for (parent_path, key), i in batch.items():
+    done: dict[Path, int] = {}  # deepest first: an entry goes back below what goes back in
+    for (parent_path, key), i in sorted(batch.items(), key=lambda item: -len(item[0][0])):
         try:
-            placed = _place(doc, edits, batch, parent_path, key, set())
+            placed = _place(doc, edits, batch, parent_path, key, set(), done)
         except Unsupported:
             continue
         if placed is not None:
             at, rank = placed
+            done[(*parent_path, key)] = at
             out[i] = (at, _text(doc, edits[i], at), _indent(edits[i].layout), rank)
     return out
 
 
 def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], parent_path: Path,
-           key: Any, seen: set[Any]) -> tuple[int, int] | None:
-    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly."""
+           key: Any, seen: set[Any], done: dict[Path, int]) -> tuple[int, int] | None:
+    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly.
+
+    After its sibling, that is after the sibling's last line, or after what goes
+    back at the end of the sibling's block (its own lines then follow it)."""
     edit = edits[batch[(parent_path, key)]]
     layout = edit.layout
     assert layout is not None
@@ -202,9 +205,11 @@ def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], pare
     if layout.after is None:
         base = _top(doc, parent_path)
     elif (index := index_of(parent, layout.after)) is not None:
-        base = entry_end(doc, parent, index)
+        inside = (*parent_path, layout.after)
+        base = max([entry_end(doc, parent, index)]
+                   + [at for path, at in done.items() if path[:len(inside)] == inside])
     elif (parent_path, layout.after) in batch and layout.after not in seen:
-        chained = _place(doc, edits, batch, parent_path, layout.after, {*seen, key})
+        chained = _place(doc, edits, batch, parent_path, layout.after, {*seen, key}, done)
         if chained is None:
             return None
         base, rank = chained[0], chained[1] + 1

@@ -23,7 +23,7 @@ from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
-from tfpolicy.yamlio.restore import placements, reads_as, scalar_text, shared_text
+from tfpolicy.yamlio.restore import entry_again, placements, reads_as, shared_text
 from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
 
 
@@ -187,14 +187,16 @@ def _patch(doc: Doc, edit: Edit) -> list[_Patch]:
     shared = shared_text(doc, edit)
     if shared is not None:  # an alias or merged key written out: the user's text again
         return [_Patch(*entry_span(doc, parent, index), shared)]
+    again = entry_again(doc, parent, index, edit)
+    if again is not None:  # the user's value back: their line again
+        return [_Patch(*again)]
     pair = parent.value[index]
     if _is_null(pair[1]) and isinstance(edit.value, dict) and edit.value:
         return _fill(doc, pair[0], pair[1], edit.value)
     if isinstance(pair[1], yaml.CollectionNode) and not pair[1].flow_style \
             and not isinstance(edit.value, dict | list):
-        text = scalar_text(edit)
-        return [_collapse(doc, parent, index, scalar(edit.value) if text is None else text)]
-    return [_replace(pair[1], edit.value, scalar_text(edit))]
+        return [_collapse(doc, parent, index, scalar(edit.value))]
+    return [_replace(pair[1], edit.value)]
 
 
 def _collapse(doc: Doc, parent: yaml.MappingNode, index: int, text: str) -> _Patch:
@@ -285,13 +287,12 @@ def _open_end(text: str) -> bool:
     return bool(text) and not text.endswith(("\n", "\r"))
 
 
-def _replace(value: yaml.Node, new: Any, text: str | None = None) -> _Patch:
+def _replace(value: yaml.Node, new: Any) -> _Patch:
     if not isinstance(value, yaml.ScalarNode) or isinstance(new, dict | list) or _is_null(value):
         raise Unsupported
     if value.start_mark.line != value.end_mark.line or value.style in ("|", ">"):
         raise Unsupported
-    return _Patch(value.start_mark.index, value.end_mark.index,
-                  _styled(new, value.style) if text is None else text)
+    return _Patch(value.start_mark.index, value.end_mark.index, _styled(new, value.style))
 
 
 def _styled(new: Any, style: str | None) -> str:
