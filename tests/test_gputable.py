@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tfpolicy.gputable import known_models, lookup
+from tfpolicy.gpus.table import known_models, lookup
 
 
 @pytest.mark.parametrize("name", [

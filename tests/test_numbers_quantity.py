@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.quantity import MAX_MAGNITUDE, QuantityError, canonical, parse_quantity
+from tfpolicy.gpus.quantity import MAX_MAGNITUDE, QuantityError, canonical, parse_quantity
 
 TIME_BOUND = 0.5  # seconds for one parse; the slowest real one takes microseconds
 NANO = Fraction(1, 10**9)

@@ -11,7 +11,7 @@ from tfpolicy.admission.gang import gang_stamps
 from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import parse_indices
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import CHART_MIG_RESOURCES, GpuResources, Provider
+from tfpolicy.gpus.resources import CHART_MIG_RESOURCES, GpuResources, Provider
 from tfpolicy.inventory import settings_from_values
 from tfpolicy.plan.admission_report import safe_file_name
 

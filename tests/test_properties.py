@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import run
 from tfpolicy.engine import PolicySet
-from tfpolicy.policy import build_policy, check_policy
+from tfpolicy.policy.model import build_policy, check_policy
 from tfpolicy.stages.keys import (
     RECORDS,
     RIGHTSIZE_ANNOTATIONS,

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tfpolicy import cli, config
+from tfpolicy import cli
+from tfpolicy.policy import config
 
 TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
 POLICY = ROOT / "policies" / "takeover.yaml"

@@ -25,7 +25,7 @@ from tfpolicy.commands.validate import validate
 from tfpolicy.commands.verify import verify_command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import error_finding
-from tfpolicy.policy import PolicyInvalid
+from tfpolicy.policy.model import PolicyInvalid
 from tfpolicy.render import FORMATS
 
 COMMANDS: dict[str, click.Command] = {

@@ -14,9 +14,9 @@ from typing import Any
 
 from tfpolicy.edits import Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
-from tfpolicy.gpu import HAMI_RESOURCES, GpuResources
-from tfpolicy.match import Subject, explain, misses
-from tfpolicy.policy import Policy
+from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
+from tfpolicy.policy.match import Subject, explain, misses
+from tfpolicy.policy.model import Policy
 from tfpolicy.stages import layout, run_stage
 from tfpolicy.stages.common import (
     ENABLED,

@@ -17,7 +17,7 @@ from tfpolicy import yamlio
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.policy import Policy, PolicyInvalid, build_policy, check_policy
+from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 30

@@ -28,7 +28,7 @@ from tfpolicy.admission import (
     admit,
     webhook_config,
 )
-from tfpolicy.gpu import Provider
+from tfpolicy.gpus.resources import Provider
 
 CASES = Path(__file__).resolve().parent.parent / "cases" / "admission"
 UPDATE = os.environ.get("TFPOLICY_UPDATE_GOLDEN") == "1"

@@ -6,7 +6,7 @@ import pytest
 
 from tfpolicy.admission import AllocationRequest
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.plan import parse_ladder, plan_steps, step_documents
 from tfpolicy.plan.bridge import native_request, tf_request
 from tfpolicy.scheduler import Isolation, PodKind

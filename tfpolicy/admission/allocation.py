@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from tfpolicy.admission import keys
 from tfpolicy.admission.records import AllocationRequest
-from tfpolicy.quantity import is_quantity, milli, parse_quantity
+from tfpolicy.gpus.quantity import is_quantity, milli, parse_quantity
 
 _MIB = 2**20
 

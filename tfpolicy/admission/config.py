@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.admission.resources import Resources
-from tfpolicy.gpu import GpuResources, Provider
+from tfpolicy.gpus.resources import GpuResources, Provider
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from tfpolicy.admission.config import (
     WebhookConfig,
 )
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import CHART_PROVIDER, Provider
+from tfpolicy.gpus.resources import CHART_PROVIDER, Provider
 
 FAILURE_POLICIES = ("Fail", "Ignore")
 

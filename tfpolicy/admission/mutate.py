@@ -27,8 +27,8 @@ from tfpolicy.admission.config import AdmissionContext
 from tfpolicy.admission.native import containers
 from tfpolicy.admission.parse import Profile
 from tfpolicy.admission.resources import Resources, is_zero
-from tfpolicy.gpu import GpuResources
-from tfpolicy.quantity import canonical
+from tfpolicy.gpus.quantity import canonical
+from tfpolicy.gpus.resources import GpuResources
 
 # priorityClassName per QoS (charts/.../priorityclass.yaml, reference §2.1 step 12).
 PRIORITY_CLASSES = {"high": "tensor-fusion-high", "critical": "tensor-fusion-critical"}

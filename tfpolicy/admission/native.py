@@ -11,14 +11,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.gpu import (
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import (
     HAMI_CORES,
     HAMI_DEFAULT_GPUS,
     HAMI_MEMORY,
     HAMI_MEMORY_PERCENT,
     GpuResources,
 )
-from tfpolicy.quantity import QuantityError, parse_quantity
 
 _UINT32_MAX = 2**32 - 1
 _INT = re.compile(r"([+-]?)0*([0-9]+)")

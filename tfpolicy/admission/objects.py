@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 from tfpolicy.admission.config import ModelCapacity, Pool, ProfileSpec, QuotaDefaults
 from tfpolicy.admission.resources import Resources
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import Provider
-from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import Provider
 
 DEFAULT_POOL_ANNOTATION = "tensor-fusion.ai/is-default-pool"
 T = TypeVar("T")

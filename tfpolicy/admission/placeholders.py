@@ -13,7 +13,7 @@ from typing import Any
 
 from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 
 # envsubst/shell (`$GPUS`, `${GPUS}`) or Go template (`{{ .gpus }}`) syntax left unrendered.
 _PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{\{")

@@ -19,8 +19,8 @@ from typing import Any
 from tfpolicy.admission import keys
 from tfpolicy.admission.native import NativeGpus, go_int, native_gpus
 from tfpolicy.admission.records import Rejection
-from tfpolicy.gpu import GpuResources
-from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import GpuResources
 
 _INT32 = range(-(2**31), 2**31)
 _MAX_GPUS = 128

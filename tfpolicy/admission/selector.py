@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.selectors import Selector
+from tfpolicy.policy.selectors import Selector
 
 
 class SelectorError(ValueError):

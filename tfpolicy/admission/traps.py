@@ -16,7 +16,7 @@ from tfpolicy.admission import keys
 from tfpolicy.admission.config import HASHED_OWNERS, NO_CONTROLLER, POD_TEMPLATE_HASH
 from tfpolicy.admission.diff import join_path
 from tfpolicy.admission.native import containers, gpu_resource_names
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 
 if TYPE_CHECKING:
     from tfpolicy.findings import Finding

@@ -12,11 +12,11 @@ import click
 
 from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped
-from tfpolicy.config import lookup
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.pipeline import Options
+from tfpolicy.policy.config import lookup
 from tfpolicy.render import FORMATS
 from tfpolicy.sources import load_policy_set
 

@@ -16,12 +16,12 @@ from pathlib import Path
 import click
 
 from tfpolicy.commands.common import emit_findings
-from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
 from tfpolicy.output import install_file
 from tfpolicy.pipeline import Options, transform
+from tfpolicy.policy.config import find_config
 from tfpolicy.sources import STDIN, load_policy_set, read_text
 
 

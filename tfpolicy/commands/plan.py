@@ -26,7 +26,6 @@ from tfpolicy.commands.admission import (
     read_documents,
     read_mapping,
 )
-from tfpolicy.config import find_config
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.output import install_file
@@ -45,8 +44,9 @@ from tfpolicy.plan import (
 from tfpolicy.plan.html import as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
+from tfpolicy.policy.config import find_config
+from tfpolicy.policy.schema import validate
 from tfpolicy.scheduler import Inventory, SchedulerSettings
-from tfpolicy.schema import validate
 from tfpolicy.sources import load_policy_set, policy_source, read_text
 
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)

@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from tfpolicy.commands.common import emit_findings
-from tfpolicy.config import FILENAME, find_config, lookup
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.policy import Policy
+from tfpolicy.policy.config import FILENAME, find_config, lookup
+from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
 from tfpolicy.sources import check_policy_files, read_text
 

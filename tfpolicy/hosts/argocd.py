@@ -18,10 +18,10 @@ from itertools import count, takewhile
 from pathlib import Path
 from typing import Any
 
-from tfpolicy.config import find_config
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
+from tfpolicy.policy.config import find_config
 from tfpolicy.sources import confine_refs
 
 

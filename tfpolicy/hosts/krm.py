@@ -19,9 +19,9 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted_findings
 from tfpolicy.hosts.krmconfig import configure, package_root
 from tfpolicy.pipeline import Options, transform
-from tfpolicy.policy import PolicyInvalid
+from tfpolicy.policy.model import PolicyInvalid
+from tfpolicy.policy.schema import brief
 from tfpolicy.render import as_result
-from tfpolicy.schema import brief
 from tfpolicy.yamlio import krm as rt
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1",

@@ -15,7 +15,7 @@ from tfpolicy import yamlio
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.policy import (
+from tfpolicy.policy.model import (
     Locator,
     Override,
     Policy,
@@ -24,7 +24,7 @@ from tfpolicy.policy import (
     build_policy,
     check_policy,
 )
-from tfpolicy.schema import brief
+from tfpolicy.policy.schema import brief
 
 _SEPARATOR = re.compile(r"[,\s]+")
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.quantity import QuantityError, milli, parse_quantity, whole
+from tfpolicy.gpus.quantity import QuantityError, milli, parse_quantity, whole
 from tfpolicy.scheduler.model import IsolationPolicy, Phase, Placement
 
 MIB = 2**20

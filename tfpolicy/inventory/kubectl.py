@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gputable import lookup
+from tfpolicy.gpus.table import lookup
 from tfpolicy.inventory.fields import (
     as_list,
     check_size,

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpus.quantity import parse_quantity
 from tfpolicy.inventory.fields import amount, as_list, get, integer, keys, mapping
-from tfpolicy.quantity import parse_quantity
 from tfpolicy.scheduler.model import IsolationPolicy, SchedulerSettings
 
 _SPEC_KEYS = {"isolationModePolicy", "progressiveMigration", "vramWeight", "tflopsWeight",

@@ -14,7 +14,7 @@ from typing import Any
 
 from tfpolicy.admission import AllocationRequest
 from tfpolicy.admission.native import hami_default_gpus, native_gpus
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.scheduler import Isolation, PodKind, PodRequest
 
 # `partitioned` reaches the scheduler as itself: the Dynamic policy refuses it there, with

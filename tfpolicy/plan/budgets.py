@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.plan.units import Document, Unit, unit_template
-from tfpolicy.selectors import Selector
+from tfpolicy.policy.selectors import Selector
 
 
 def disruption_budgets(docs: list[Document], units: list[Unit],

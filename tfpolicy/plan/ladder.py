@@ -22,8 +22,8 @@ from typing import Any
 
 from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import GpuResources
-from tfpolicy.policy import build_policy
+from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.policy.model import build_policy
 
 Rung = int | str
 DEFAULT_LADDER: tuple[Rung, ...] = (1, "25%", "50%", "100%")

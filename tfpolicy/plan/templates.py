@@ -24,8 +24,8 @@ from typing import Any
 from tfpolicy.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.engine import DocContext, DocResult, PolicySet, objects, plan_document
 from tfpolicy.findings import Severity
-from tfpolicy.match import Subject, selects
 from tfpolicy.plan.units import Document, Unit, template_at
+from tfpolicy.policy.match import Subject, selects
 from tfpolicy.stages.common import labels_of
 from tfpolicy.workloads import Registry
 

@@ -17,7 +17,7 @@ from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.edits import Path, get_path
 from tfpolicy.engine import objects
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
 from tfpolicy.workloads import NotCounted, Registry, View, replicas_of
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from tfpolicy import gputable
+from tfpolicy.gpus import table as gputable
 from tfpolicy.recommend.histogram import Sample, decayed
 from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tfpolicy.engine import objects
-from tfpolicy.gpu import GpuResources
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.recommend.core import GpuWorkload
 from tfpolicy.recommend.mapping import WorkloadId
 from tfpolicy.stages.common import annotations_of, is_gpu_workload, labels_of

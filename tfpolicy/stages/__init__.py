@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfpolicy.findings import Severity
-from tfpolicy.policy import Settings, Stage
+from tfpolicy.policy.model import Settings, Stage
 from tfpolicy.stages import rightsize, rollback, takeover
 from tfpolicy.stages.carried import carried
 from tfpolicy.stages.common import Note, StageContext, bad_counts, bad_names, gpu_usage

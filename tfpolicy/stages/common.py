@@ -14,8 +14,8 @@ from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import HAMI_RESOURCES, GpuResources
-from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.stages.keys import ENABLED as ENABLED
 from tfpolicy.stages.keys import OWN as OWN
 from tfpolicy.stages.keys import RECORDS

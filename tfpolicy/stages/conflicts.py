@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import GpuResources
-from tfpolicy.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.stages.common import Note, annotations_of, gpu_usage, labels_of
 from tfpolicy.stages.keys import ENABLED, GPU_COUNT, GPU_INDICES, PERCENT, TF, TFLOPS, VRAM
 

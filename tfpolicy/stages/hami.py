@@ -17,7 +17,7 @@ a percentage needs the card's VRAM, from the policy's ``gpuModel`` or a
 policy's share applies. The HAMi resources are removed with the GPU count
 and recorded; HAMi's annotations are removed and recorded too. A cluster
 that renamed the resources or set ``memoryFactor`` says so in the policy's
-``hami`` (:class:`tfpolicy.gpu.Hami`): the names are read from there, and
+``hami`` (:class:`tfpolicy.gpus.resources.Hami`): the names are read from there, and
 ``gpumem`` times the factor is the MiB.
 
 Neither takeover nor a capped rightsize can carry them: both keep the native
@@ -33,10 +33,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfpolicy import gputable
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import HAMI, HAMI_ANNOTATIONS, HAMI_USE_TYPE, Hami
-from tfpolicy.policy import Settings
+from tfpolicy.gpus import table as gputable
+from tfpolicy.gpus.resources import HAMI, HAMI_ANNOTATIONS, HAMI_USE_TYPE, Hami
+from tfpolicy.policy.model import Settings
 from tfpolicy.stages.common import (
     TF,
     Note,

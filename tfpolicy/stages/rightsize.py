@@ -21,8 +21,8 @@ from typing import Any
 
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import HAMI, MIG_PREFIX, Hami, vendor_of
-from tfpolicy.policy import Resources, Settings
+from tfpolicy.gpus.resources import HAMI, MIG_PREFIX, Hami, vendor_of
+from tfpolicy.policy.model import Resources, Settings
 from tfpolicy.stages.common import (
     TF,
     Note,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfpolicy.policy import Settings
+from tfpolicy.policy.model import Settings
 from tfpolicy.stages.common import Note, StageContext
 
 

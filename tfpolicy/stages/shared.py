@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from tfpolicy.findings import Severity
-from tfpolicy.policy import Settings
+from tfpolicy.policy.model import Settings
 from tfpolicy.stages.common import TF, Note, StageContext
 
 ENABLED_REPLICAS = TF + "enabled-replicas"

@@ -13,8 +13,8 @@ from typing import Any
 
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
-from tfpolicy.gpu import HAMI, MIG_PREFIX
-from tfpolicy.policy import Settings
+from tfpolicy.gpus.resources import HAMI, MIG_PREFIX
+from tfpolicy.policy.model import Settings
 from tfpolicy.stages.common import Note, StageContext, gpu_usage
 from tfpolicy.stages.hami import refusal
 from tfpolicy.stages.keys import ENABLED, ISOLATION

@@ -25,8 +25,8 @@ from tfpolicy.admission.keys import (
     VRAM_REQUEST,
 )
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gpus.quantity import QuantityError, milli
 from tfpolicy.inventory.fields import tflops_of, vram_of
-from tfpolicy.quantity import QuantityError, milli
 from tfpolicy.scheduler import Isolation, PodRequest
 from tfpolicy.verify.partitions import Placed, ledger, shown
 from tfpolicy.verify.pods import PodState

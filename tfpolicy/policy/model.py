@@ -11,10 +11,10 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
-from tfpolicy.gpu import HAMI, Hami
-from tfpolicy.quantity import QuantityError, parse_quantity
-from tfpolicy.schema import validate
-from tfpolicy.selectors import Selector
+from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.resources import HAMI, Hami
+from tfpolicy.policy.schema import validate
+from tfpolicy.policy.selectors import Selector
 from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
 from tfpolicy.workloads.kinds import Shape
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.schema import validate
+from tfpolicy.policy.schema import validate
 from tfpolicy.sources import confine_refs
 
 FILENAME = ".tfpolicy.yaml"

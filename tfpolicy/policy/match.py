@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from tfpolicy.policy import Match, Policy
+from tfpolicy.policy.model import Match, Policy
 
 
 @dataclass(frozen=True, slots=True)
