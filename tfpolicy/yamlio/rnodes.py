@@ -86,6 +86,11 @@ class _Doc:
         return len(self.read.source[:offset].decode("utf-8", "surrogatepass"))
 
 
+def screened_text(node: yaml.Node | None) -> str:
+    """The text the fast reading screened and read, for a node it made; else empty."""
+    return node._doc.text if isinstance(node, Mapping | Sequence | Scalar) else ""
+
+
 def root_node(read: Read) -> yaml.Node:
     """The document's root mapping, as a libyaml-shaped node."""
     return _node(_Doc(read), read.root, False, None)

@@ -19,6 +19,7 @@ from ruamel.yaml.error import YAMLError as RuamelError
 from tfpolicy.edits import Edit, edited
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.yamlio.load import Parsed, parse_document
+from tfpolicy.yamlio.rnodes import screened_text
 from tfpolicy.yamlio.stream import RawDoc, newline_of
 
 _MARKERS = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
@@ -36,12 +37,13 @@ def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
     """
     intended = edited(parsed.data, edits)
     newline = newline_of(raw.text)
+    screened = screened_text(parsed.node)
     for writer in (_json, _splice) if quick else (_json, _splice, _round_trip):
         try:
             text = writer(raw, parsed, edits, newline, intended)
         except _FALLBACK_FAILURES:
             continue
-        if text is not None and reads_back(text, raw.text, intended, file):
+        if text is not None and reads_back(text, raw.text, intended, file, screened=screened):
             return text
     return None
 
@@ -69,14 +71,19 @@ def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
     return rewrite(raw.text, parsed.node, edits, newline)
 
 
-def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
-    """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``."""
+def reads_back(text: str, original: str, intended: Any, file: str, *,
+               screened: str = "") -> bool:
+    """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``.
+
+    ``screened``: the original text when the fast reading read it; only the
+    lines the writer added are screened again (``fast.unscreened``).
+    """
     if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
         return False  # the next document's "---" would join its last line
     if len(_MARKERS.findall(text)) != len(_MARKERS.findall(original)):
         return False  # a lost "---" joins this document to the one before; a new one splits it
     try:
-        return same(parse_document(text, file=file).data, intended)
+        return same(parse_document(text, file=file, screened=screened).data, intended)
     except TfpolicyError:
         return False
 
