@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from functools import cached_property
 from typing import Any
 
 import ryml  # type: ignore[import-untyped]
@@ -120,25 +121,20 @@ class Scalar(yaml.ScalarNode):
     def __init__(self, doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> None:
         self._doc, self._node, self._is_key, self._key = doc, node, is_key, key
         self._span: tuple[int, int] | None = None
-        self._value: str | None = None
-        self._style: str | None = "?"  # not read yet
 
     def _view(self) -> Any:
         tree = self._doc.read.tree
         return tree.key(self._node) if self._is_key else tree.val(self._node)
 
-    @property
+    # cached_property: read once, then an attribute like libyaml's (the splice asks often).
+    @cached_property
     def value(self) -> str:
-        if self._value is None:
-            view = self._view()
-            self._value = "" if view is None else bytes(view).decode("utf-8")
-        return self._value
+        view = self._view()
+        return "" if view is None else bytes(view).decode("utf-8")
 
-    @property
+    @cached_property
     def style(self) -> str | None:  # type: ignore[override]
-        if self._style == "?":
-            self._style = self._read_style()
-        return self._style
+        return self._read_style()
 
     def _read_style(self) -> str | None:
         tree, n = self._doc.read.tree, self._node
@@ -148,7 +144,7 @@ class Scalar(yaml.ScalarNode):
         return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
             "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
 
-    @property
+    @cached_property
     def tag(self) -> str:  # type: ignore[override]
         if self._is_key or self.style is not None or self.value not in ("", "null"):
             return _STR
@@ -201,24 +197,21 @@ class Mapping(yaml.MappingNode):
 
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
-        self._pairs: list[tuple[yaml.Node, yaml.Node]] | None = None
 
     tag = _MAP
 
-    @property
+    @cached_property
     def flow_style(self) -> bool:  # type: ignore[override]
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property
+    @cached_property
     def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
-        if self._pairs is None:
-            pairs: list[tuple[yaml.Node, yaml.Node]] = []
-            for child in _children(self._doc, self._node):
-                key = _node(self._doc, child, True, None)
-                assert isinstance(key, Scalar)
-                pairs.append((key, _node(self._doc, child, False, key)))
-            self._pairs = pairs
-        return self._pairs
+        pairs: list[tuple[yaml.Node, yaml.Node]] = []
+        for child in _children(self._doc, self._node):
+            key = _node(self._doc, child, True, None)
+            assert isinstance(key, Scalar)
+            pairs.append((key, _node(self._doc, child, False, key)))
+        return pairs
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
@@ -235,20 +228,16 @@ class Mapping(yaml.MappingNode):
 class Sequence(yaml.SequenceNode):
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
-        self._items: list[yaml.Node] | None = None
 
     tag = _SEQ
 
-    @property
+    @cached_property
     def flow_style(self) -> bool:  # type: ignore[override]
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property
+    @cached_property
     def value(self) -> list[yaml.Node]:
-        if self._items is None:
-            self._items = [_node(self._doc, c, False, None)
-                           for c in _children(self._doc, self._node)]
-        return self._items
+        return [_node(self._doc, c, False, None) for c in _children(self._doc, self._node)]
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
