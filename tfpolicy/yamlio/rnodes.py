@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import re
-from functools import cached_property
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
 
 import ryml  # type: ignore[import-untyped]
 import yaml
@@ -27,6 +27,30 @@ _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+
+
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):  # lower case: a decorator, as property is
+    """A property computed on first read and then kept as a plain instance attribute.
+
+    ``functools.cached_property`` does the same but takes a lock on every
+    first read (Python 3.11), which cost more than the value on these nodes.
+    """
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func, self.name = func, func.__name__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _once[_T] | _T:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 class NeedsLibyaml(ValueError):
@@ -76,7 +100,6 @@ class _Doc:
         self.text = read.text
         self.base = _address(memoryview(read.buffer))
         self.ascii = read.text.isascii()
-        self.nodes: dict[tuple[int, bool], yaml.Node] = {}
 
     def index_of_view(self, view: Any) -> int:
         offset = _address(view) - self.base
@@ -98,19 +121,15 @@ def root_node(read: Read) -> yaml.Node:
 
 
 def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
-    cached = doc.nodes.get((node, is_key))
-    if cached is not None:
-        return cached
+    """A node made once: only its parent's ``value`` (itself made once) makes it."""
     tree = doc.read.tree
-    made: yaml.Node
-    if not is_key and tree.is_map(node):
-        made = Mapping(doc, node)
-    elif not is_key and tree.is_seq(node):
-        made = Sequence(doc, node)
-    else:
-        made = Scalar(doc, node, is_key, key)
-    doc.nodes[(node, is_key)] = made
-    return made
+    if is_key:
+        return Scalar(doc, node, is_key, key)
+    if tree.is_map(node):
+        return Mapping(doc, node)
+    if tree.is_seq(node):
+        return Sequence(doc, node)
+    return Scalar(doc, node, is_key, key)
 
 
 def _children(doc: _Doc, node: int) -> list[int]:
@@ -126,14 +145,14 @@ class Scalar(yaml.ScalarNode):
         tree = self._doc.read.tree
         return tree.key(self._node) if self._is_key else tree.val(self._node)
 
-    # cached_property: read once, then an attribute like libyaml's (the splice asks often).
-    @cached_property
+    # Read once, then an attribute like libyaml's (the splice asks often).
+    @_once
     def value(self) -> str:
         view = self._view()
         return "" if view is None else bytes(view).decode("utf-8")
 
-    @cached_property
-    def style(self) -> str | None:  # type: ignore[override]
+    @_once
+    def style(self) -> str | None:
         return self._read_style()
 
     def _read_style(self) -> str | None:
@@ -144,8 +163,8 @@ class Scalar(yaml.ScalarNode):
         return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
             "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
 
-    @cached_property
-    def tag(self) -> str:  # type: ignore[override]
+    @_once
+    def tag(self) -> str:
         if self._is_key or self.style is not None or self.value not in ("", "null"):
             return _STR
         return _NULL
@@ -200,11 +219,11 @@ class Mapping(yaml.MappingNode):
 
     tag = _MAP
 
-    @cached_property
-    def flow_style(self) -> bool:  # type: ignore[override]
+    @_once
+    def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @cached_property
+    @_once
     def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
         pairs: list[tuple[yaml.Node, yaml.Node]] = []
         for child in _children(self._doc, self._node):
@@ -231,11 +250,11 @@ class Sequence(yaml.SequenceNode):
 
     tag = _SEQ
 
-    @cached_property
-    def flow_style(self) -> bool:  # type: ignore[override]
+    @_once
+    def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @cached_property
+    @_once
     def value(self) -> list[yaml.Node]:
         return [_node(self._doc, c, False, None) for c in _children(self._doc, self._node)]
 
