@@ -23,3 +23,20 @@ def test_real_folders_are_the_resolved_parents(tmp_path: Path,
              str(tmp_path / "a" / "x.yaml"), "a/gone.yaml"]
     assert real_folders(paths) == {Path(p).resolve().parent for p in paths}
     assert real_folders(paths) == {(tmp_path / "a").resolve(), (tmp_path / "b").resolve()}
+
+
+def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfpolicy.errors import TfpolicyError
+    from tfpolicy.sources import manifest_files
+
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "sub" / "m.yaml").write_text("a: 1\n")
+    (tmp_path / "d" / "notes.txt").write_text("x\n")
+    (tmp_path / "f.txt").write_text("named files are read whatever their suffix\n")
+    os.symlink(tmp_path / "missing", tmp_path / "dangling.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert list(manifest_files(("d", "f.txt", "-"))) == [str(Path("d/sub/m.yaml")), "f.txt", "-"]
+    for absent in ("nope.yaml", "dangling.yaml", "f.txt/inside.yaml", "a\0b"):
+        with pytest.raises(TfpolicyError, match="no such file or directory"):
+            list(manifest_files((absent,)))

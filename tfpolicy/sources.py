@@ -5,8 +5,10 @@ Nothing here writes; writing lives in ``tfpolicy.output``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -69,8 +71,9 @@ def _limited(data: bytes, path: str) -> bytes:
 def manifest_files(paths: tuple[str, ...]) -> Iterator[str]:
     """Files to read, in order: folders walked sorted for YAML/JSON, ``-`` for stdin."""
     for path in paths or (STDIN,):
-        if path == STDIN or not Path(path).is_dir():
-            if path != STDIN and not Path(path).exists():
+        kind = STDIN if path == STDIN else _kind(path)
+        if kind != "dir":
+            if kind is None:
                 raise TfpolicyError("no such file or directory", file=path)
             yield path
             continue
@@ -78,6 +81,24 @@ def manifest_files(paths: tuple[str, ...]) -> Iterator[str]:
             hidden = any(part.startswith(".") for part in child.relative_to(path).parts)
             if child.suffix in MANIFEST_SUFFIXES and child.is_file() and not hidden:
                 yield str(child)
+
+
+# What Path.exists() and Path.is_dir() take as "not there" rather than an error.
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
+def _kind(path: str) -> str | None:
+    """"dir", "file" (anything else that exists) or None: one stat, where ``Path.is_dir``
+    then ``Path.exists`` made two, and two path objects, for each of thousands of files."""
+    try:
+        mode = os.stat(path or ".").st_mode  # Path("") is "."
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise
+    except ValueError:  # a NUL byte in the name
+        return None
+    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 def builtin_policies() -> list[str]:
