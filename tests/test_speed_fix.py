@@ -40,3 +40,25 @@ def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,
     for absent in ("nope.yaml", "dangling.yaml", "f.txt/inside.yaml", "a\0b"):
         with pytest.raises(TfpolicyError, match="no such file or directory"):
             list(manifest_files((absent,)))
+
+
+def test_the_templates_prefilter_lets_every_chart_template_through(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tfpolicy.cli import main
+    from tfpolicy.commands.rewrite import _may_be_in_templates
+    from tfpolicy.commands.scope import chart_template
+
+    chart = tmp_path / "app" / "chart"
+    (chart / "templates" / "sub").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 1.0.0\n")
+    (chart / "templates" / "sub" / "d.yaml").write_text("x: {{ .Values.gpu }}\n")
+    monkeypatch.chdir(chart / "templates")
+    names = ["sub/d.yaml", "../templates/sub/d.yaml", "sub/../sub/d.yaml",
+             str(chart / "templates" / "sub" / "d.yaml")]
+    for name in names:
+        assert chart_template(name) and _may_be_in_templates(name), name
+    assert main(["fix", "-p", "takeover", *names]) == 0  # all skipped, none refused
+    monkeypatch.chdir(tmp_path)
+    # tmp_path is named after this test, so it holds "templates": the filter lets it by.
+    assert _may_be_in_templates("app/other.yaml") == ("templates" in str(tmp_path))
+    assert not _may_be_in_templates("/srv/app/other.yaml")
