@@ -103,3 +103,15 @@ def test_apply_output_is_unchanged_by_the_shortcuts(tmp_path: Path,
     out = capsys.readouterr().out
     assert re.search(r'tensor-fusion\.ai/enabled: "true"', out)
     assert "image: r/i@sha256:0123\n" in out and 'args: ["--x", "1"]\n' in out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["---", "...", "--- a", "---\t", "----", "...x", " ---", "a: b",
+                                 "#", "", "\r", "--- # c", "...\r"]), max_size=8), st.booleans())
+def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
+        lines: list[str], ended: bool) -> None:
+    from tfpolicy.yamlio.verify import _marker_lines
+
+    text = "\n".join(lines) + ("\n" if ended else "")
+    plain = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
+    assert _marker_lines(text) == len(plain.findall(text))

@@ -22,7 +22,9 @@ from tfpolicy.yamlio.load import Parsed, parse_document
 from tfpolicy.yamlio.rnodes import screened_text
 from tfpolicy.yamlio.stream import RawDoc, newline_of
 
-_MARKERS = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
+# A marker line, searched in "\n" + text: the literal line break leads the search (a
+# "^" pattern is tried at every position, five times slower).
+_MARKERS = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|$)")
 # What the round trip raises on layouts it cannot edit (a merged key, a
 # flow document it reads as another shape): a refusal, never a traceback.
 _FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
@@ -80,12 +82,16 @@ def reads_back(text: str, original: str, intended: Any, file: str, *,
     """
     if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
         return False  # the next document's "---" would join its last line
-    if len(_MARKERS.findall(text)) != len(_MARKERS.findall(original)):
+    if _marker_lines(text) != _marker_lines(original):
         return False  # a lost "---" joins this document to the one before; a new one splits it
     try:
         return same(parse_document(text, file=file, screened=screened).data, intended)
     except TfpolicyError:
         return False
+
+
+def _marker_lines(text: str) -> int:
+    return len(_MARKERS.findall("\n" + text))
 
 
 def same(a: Any, b: Any) -> bool:
