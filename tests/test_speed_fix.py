@@ -62,3 +62,35 @@ def test_the_templates_prefilter_lets_every_chart_template_through(
     # tmp_path is named after this test, so it holds "templates": the filter lets it by.
     assert _may_be_in_templates("app/other.yaml") == ("templates" in str(tmp_path))
     assert not _may_be_in_templates("/srv/app/other.yaml")
+
+
+def test_renames_in_flight_together_keep_order_and_concurrent_edits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Edits saved while fix runs win, file by file; the rest are replaced, listed in order."""
+    from tests.test_frontend_fix_sync import GPU
+    from tfpolicy.cli import main
+
+    names = [f"w{n:02d}.yaml" for n in range(40)]
+    for n, name in enumerate(names):
+        (tmp_path / name).write_text(GPU.format(n=n), encoding="utf-8")
+    edited = set(names[3::7])
+    real_sync = os.sync
+
+    def sync_then_edit() -> None:  # called once every temp file is written, before any rename
+        real_sync()
+        for name in edited:
+            (tmp_path / name).write_text("# saved meanwhile\n" + GPU.format(n=99))
+
+    monkeypatch.setattr(os, "sync", sync_then_edit)
+    monkeypatch.chdir(tmp_path)
+    assert main(["fix", "-p", "takeover", *reversed(names)]) == 1
+    out, err = capsys.readouterr()
+    kept = [name for name in reversed(names) if name not in edited]
+    assert out == "".join(f"Fixing {name}\n" for name in kept)
+    for name in names:
+        text = (tmp_path / name).read_text()
+        assert text.startswith("# saved meanwhile\n") == (name in edited)
+        assert ('tensor-fusion.ai/enabled: "true"' in text) == (name not in edited)
+    assert sorted(line.split(":")[0] for line in err.splitlines()) == sorted(edited)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tfpolicy")]
