@@ -26,7 +26,7 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
         paths: tuple[str, ...]) -> int:
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, _ = rewrite_files(run, paths)
+    rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False)
     changed = [r for r in rewrites if r.changed]
     targets = plan_writes([(r.path, _bytes(r), r.seen) for r in changed], Path.cwd())
     clean_stale(real_folders(r.path for r in rewrites))

@@ -36,11 +36,13 @@ class Rewrite:
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
+                  keep_unchanged: bool = True,
                   ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
     """Every file's new text; any bad input raises before anything could be written.
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
-    every changed file in memory until all passed, and need not hold it twice.
+    every changed file in memory until all passed, and need not hold it twice;
+    nor the text of a file it leaves alone (``keep_unchanged=False``: empty).
     A file that no config governs, a Helm chart template, and a file that holds
     no Kubernetes object are skipped (said under ``--explain``).
     """
@@ -54,7 +56,8 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
         scope = _scope(run, path)
         unscoped += isinstance(scope, Unscoped)
-        rewrite = _rewrite(path, scope, keep_original) if isinstance(scope, Scope) else None
+        rewrite = _rewrite(path, scope, keep_original, keep_unchanged) \
+            if isinstance(scope, Scope) else None
         if rewrite is None:
             continue
         rewrites.append(rewrite[0])
@@ -86,7 +89,8 @@ def _may_be_in_templates(path: str) -> bool:
     return "templates" in os.path.join(os.getcwd(), path)  # not cached: tests chdir
 
 
-def _rewrite(path: str, scope: Scope, keep_original: bool) -> tuple[Rewrite, FileResult] | None:
+def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
+             ) -> tuple[Rewrite, FileResult] | None:
     data, seen = read_seen(path)
     try:
         original = yamlio.decode(data, path)
@@ -99,7 +103,8 @@ def _rewrite(path: str, scope: Scope, keep_original: bool) -> tuple[Rewrite, Fil
         skipped(scope.options, path, reason)
         return None
     kept = original if keep_original else ""
-    return Rewrite(path, kept, result.text, result.changed, data.startswith(BOM), seen,
+    text = result.text if result.changed or keep_unchanged else ""
+    return Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen,
                    scope.policies), result
 
 
