@@ -94,3 +94,25 @@ def test_renames_in_flight_together_keep_order_and_concurrent_edits(
         assert ('tensor-fusion.ai/enabled: "true"' in text) == (name not in edited)
     assert sorted(line.split(":")[0] for line in err.splitlines()) == sorted(edited)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tfpolicy")]
+
+
+def test_files_are_read_whole_and_within_the_limit(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    from tfpolicy import sources
+    from tfpolicy.errors import TfpolicyError
+
+    for size in (0, 1, 4096, 200_000):
+        path = tmp_path / f"f{size}.yaml"
+        path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        data, seen = sources.read_seen(str(path))
+        assert data == path.read_bytes()
+        assert (seen.size, seen.digest) == (size, hashlib.sha256(data).hexdigest())
+    with pytest.raises(TfpolicyError, match="cannot read: Is a directory"):
+        sources.read_seen(str(tmp_path))
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 4096)
+    assert sources.read_seen(str(tmp_path / "f4096.yaml"))[0] == b"".join(
+        [bytes(range(256))] * 16)
+    with pytest.raises(TfpolicyError, match="larger than"):
+        sources.read_seen(str(tmp_path / "f200000.yaml"))
