@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -17,6 +18,7 @@ from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Finding, Severity, has_errors
 from tfpolicy.output import Target, clean_stale, plan_writes, write_all
+from tfpolicy.sources import Seen
 
 
 @click.command()
@@ -26,9 +28,10 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
         paths: tuple[str, ...]) -> int:
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False)
-    changed = [r for r in rewrites if r.changed]
-    targets = plan_writes([(r.path, _bytes(r), r.seen) for r in changed], Path.cwd())
+    rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False,
+                                          keep_changes=False)
+    changed = _encoded(rewrites)
+    targets = plan_writes(changed, Path.cwd())
     clean_stale(real_folders(r.path for r in rewrites))
     written: list[str] = []
     moved = write_all(targets, lambda t: written.append(t.shown))
@@ -53,6 +56,17 @@ def real_folders(paths: Iterable[str]) -> set[Path]:
         else:
             folders.add(os.path.dirname(path) or ".")  # not normalised: ".." after a link
     return linked | {Path(folder).resolve() for folder in folders}
+
+
+def _encoded(rewrites: list[Rewrite]) -> list[tuple[str, bytes, Seen]]:
+    """Each changed file's path, new bytes and what was read; its text is let go as its
+    bytes are made (``rewrites`` keeps it empty), so the new text is held once, not twice."""
+    changed = []
+    for index, rewrite in enumerate(rewrites):
+        if rewrite.changed:
+            changed.append((rewrite.path, _bytes(rewrite), rewrite.seen))
+            rewrites[index] = replace(rewrite, text="")
+    return changed
 
 
 def _bytes(rewrite: Rewrite) -> bytes:

@@ -36,17 +36,19 @@ class Rewrite:
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
-                  keep_unchanged: bool = True,
+                  keep_unchanged: bool = True, keep_changes: bool = True,
                   ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
     """Every file's new text; any bad input raises before anything could be written.
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
     every changed file in memory until all passed, and need not hold it twice;
-    nor the text of a file it leaves alone (``keep_unchanged=False``: empty).
+    nor the text of a file it leaves alone (``keep_unchanged=False``: empty),
+    nor the changes, whose edits only ``check`` reports (``keep_changes=False``).
     A file that no config governs, a Helm chart template, and a file that holds
     no Kubernetes object are skipped (said under ``--explain``).
     """
-    rewrites, findings, changes = [], [], []
+    rewrites, findings = [], []
+    changes: list[Change] = []
     unscoped = 0
     files = list(manifest_files(named(paths)))
     shown = progress(len(files))
@@ -62,7 +64,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             continue
         rewrites.append(rewrite[0])
         findings.extend(rewrite[1].findings)
-        changes.extend(rewrite[1].changes)
+        changes.extend(rewrite[1].changes if keep_changes else ())
     shown.close()
     if files and unscoped == len(files) and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
