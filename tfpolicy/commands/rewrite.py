@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import click
@@ -35,15 +36,19 @@ class Rewrite:
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
+                  keep_unchanged: bool = True, keep_changes: bool = True,
                   ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
     """Every file's new text; any bad input raises before anything could be written.
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
-    every changed file in memory until all passed, and need not hold it twice.
+    every changed file in memory until all passed, and need not hold it twice;
+    nor the text of a file it leaves alone (``keep_unchanged=False``: empty),
+    nor the changes, whose edits only ``check`` reports (``keep_changes=False``).
     A file that no config governs, a Helm chart template, and a file that holds
     no Kubernetes object are skipped (said under ``--explain``).
     """
-    rewrites, findings, changes = [], [], []
+    rewrites, findings = [], []
+    changes: list[Change] = []
     unscoped = 0
     files = list(manifest_files(named(paths)))
     shown = progress(len(files))
@@ -53,12 +58,13 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
         scope = _scope(run, path)
         unscoped += isinstance(scope, Unscoped)
-        rewrite = _rewrite(path, scope, keep_original) if isinstance(scope, Scope) else None
+        rewrite = _rewrite(path, scope, keep_original, keep_unchanged) \
+            if isinstance(scope, Scope) else None
         if rewrite is None:
             continue
         rewrites.append(rewrite[0])
         findings.extend(rewrite[1].findings)
-        changes.extend(rewrite[1].changes)
+        changes.extend(rewrite[1].changes if keep_changes else ())
     shown.close()
     if files and unscoped == len(files) and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
@@ -68,7 +74,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
 
 def _scope(run: Run, path: str) -> Scope | Unscoped | None:
     """What governs ``path``; None for a chart template, which is skipped."""
-    chart = chart_template(path)
+    chart = chart_template(path) if _may_be_in_templates(path) else ""
     if chart:
         skipped(run.options, path, chart)
         return None
@@ -78,7 +84,15 @@ def _scope(run: Run, path: str) -> Scope | Unscoped | None:
     return scope
 
 
-def _rewrite(path: str, scope: Scope, keep_original: bool) -> tuple[Rewrite, FileResult] | None:
+def _may_be_in_templates(path: str) -> bool:
+    """Whether a folder of ``path``, made absolute as ``chart_template`` makes it, may be
+    named ``templates``: a substring test that spares most of thousands of files the
+    path objects and the ``Chart.yaml`` lookups (not normalised: ``templates/..`` too)."""
+    return "templates" in os.path.join(os.getcwd(), path)  # not cached: tests chdir
+
+
+def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
+             ) -> tuple[Rewrite, FileResult] | None:
     data, seen = read_seen(path)
     try:
         original = yamlio.decode(data, path)
@@ -91,7 +105,8 @@ def _rewrite(path: str, scope: Scope, keep_original: bool) -> tuple[Rewrite, Fil
         skipped(scope.options, path, reason)
         return None
     kept = original if keep_original else ""
-    return Rewrite(path, kept, result.text, result.changed, data.startswith(BOM), seen,
+    text = result.text if result.changed or keep_unchanged else ""
+    return Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen,
                    scope.policies), result
 
 

@@ -77,11 +77,13 @@ class Read:
     root: int  # the document's node in ``tree``
 
 
-def read(text: str) -> Read | None:
-    """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module)."""
-    if "\r" in text or libyaml_only(text) or _explicit_or_merge(text):
-        return None
-    if _respelled(text) or _typed_otherwise(text):
+def read(text: str, *, screened: str = "") -> Read | None:
+    """``text`` read by rapidyaml, or ``None`` when libyaml must read it (see the module).
+
+    ``screened`` is a text this reading accepted (a document before its
+    edits): its lines are not screened again (see ``unscreened``).
+    """
+    if declined(unscreened(text, screened)):
         return None
     try:
         source = text.encode("utf-8")
@@ -102,19 +104,54 @@ def read(text: str) -> Read | None:
     return Read(data, text, source, buffer, tree, root)
 
 
+def declined(text: str) -> bool:
+    """Whether a screen sends ``text`` to libyaml; each looks at one line at a time."""
+    if "\r" in text or libyaml_only(text) or _explicit_or_merge(text):
+        return True
+    return _respelled(text) or _typed_otherwise(text)
+
+
+def unscreened(text: str, screened: str) -> str:
+    """The lines of ``text`` (in order, with their line ends) that ``screened`` lacks.
+
+    Every screen looks at one line at a time and at no other (a match starts
+    after a line break or inside the line, and ends at the line's end at the
+    latest), so a line already screened in ``screened`` passes again: the read
+    back of a spliced document screens only the lines the splice wrote.
+    """
+    if not screened:
+        return text
+    known = set(screened.split("\n")[:-1])  # whole lines only: the last may lack its end
+    lines = text.split("\n")
+    kept = [line + "\n" for line in lines[:-1] if line not in known]
+    return "".join(kept) + lines[-1]
+
+
 def _explicit_or_merge(text: str) -> bool:
     return ("?" in text or "<<" in text) and _EXPLICIT_OR_MERGE.search(text) is not None
 
 
 def _respelled(text: str) -> bool:
     """An inf or nan word standing alone (a sign and a dot may open it): see _INF_OR_NAN."""
-    for match in _INF_OR_NAN.finditer(text):
-        at = match.start()
-        at -= at > 0 and text[at - 1] == "."
-        at -= at > 0 and text[at - 1] in "+-"
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-"):
-            return True
+    if not text.isascii():
+        return any(_alone(text, m.start()) for m in _INF_OR_NAN.finditer(text))
+    # ASCII lowercases in place: a plain substring search finds every place the
+    # pattern can match, several times faster than the pattern's own scan.
+    lower = text.lower()
+    for word in ("inf", "nan"):
+        at = lower.find(word)
+        while at >= 0:
+            if _INF_OR_NAN.match(text, at) and _alone(text, at):
+                return True
+            at = lower.find(word, at + 1)
     return False
+
+
+def _alone(text: str, at: int) -> bool:
+    """Nothing that continues a word before the word at ``at`` (its sign and dot aside)."""
+    at -= at > 0 and text[at - 1] == "."
+    at -= at > 0 and text[at - 1] in "+-"
+    return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-")
 
 
 def _typed_otherwise(text: str) -> bool:

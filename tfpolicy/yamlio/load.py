@@ -32,13 +32,14 @@ class Parsed:
     node: yaml.Node | None
 
 
-def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
+def parse_document(text: str, *, file: str, line: int = 0, screened: str = "") -> Parsed:
     """Parse one document; any failure becomes a one-line error at ``file:line:col``.
 
     rapidyaml reads it when it can settle it exactly as libyaml would
-    (fast.py); otherwise, and for every error, libyaml does.
+    (fast.py); otherwise, and for every error, libyaml does. ``screened``:
+    a text the fast reading accepted, whose lines need no second screening.
     """
-    quick = fast.read(text)
+    quick = fast.read(text, screened=screened)
     if quick is not None:
         return Parsed(quick.data, rnodes.root_node(quick))
     return parse_with_libyaml(text, file=file, line=line)

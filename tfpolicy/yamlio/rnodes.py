@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar, overload
 
 import ryml  # type: ignore[import-untyped]
 import yaml
@@ -26,6 +27,30 @@ _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
+
+
+_T = TypeVar("_T")
+
+
+class _once(Generic[_T]):  # lower case: a decorator, as property is
+    """A property computed on first read and then kept as a plain instance attribute.
+
+    ``functools.cached_property`` does the same but takes a lock on every
+    first read (Python 3.11), which cost more than the value on these nodes.
+    """
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func, self.name = func, func.__name__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> _once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> _T: ...
+    def __get__(self, obj: object | None, owner: type) -> _once[_T] | _T:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 class NeedsLibyaml(ValueError):
@@ -75,7 +100,6 @@ class _Doc:
         self.text = read.text
         self.base = _address(memoryview(read.buffer))
         self.ascii = read.text.isascii()
-        self.nodes: dict[tuple[int, bool], yaml.Node] = {}
 
     def index_of_view(self, view: Any) -> int:
         offset = _address(view) - self.base
@@ -86,25 +110,26 @@ class _Doc:
         return len(self.read.source[:offset].decode("utf-8", "surrogatepass"))
 
 
+def screened_text(node: yaml.Node | None) -> str:
+    """The text the fast reading screened and read, for a node it made; else empty."""
+    return node._doc.text if isinstance(node, Mapping | Sequence | Scalar) else ""
+
+
 def root_node(read: Read) -> yaml.Node:
     """The document's root mapping, as a libyaml-shaped node."""
     return _node(_Doc(read), read.root, False, None)
 
 
 def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
-    cached = doc.nodes.get((node, is_key))
-    if cached is not None:
-        return cached
+    """A node made once: only its parent's ``value`` (itself made once) makes it."""
     tree = doc.read.tree
-    made: yaml.Node
-    if not is_key and tree.is_map(node):
-        made = Mapping(doc, node)
-    elif not is_key and tree.is_seq(node):
-        made = Sequence(doc, node)
-    else:
-        made = Scalar(doc, node, is_key, key)
-    doc.nodes[(node, is_key)] = made
-    return made
+    if is_key:
+        return Scalar(doc, node, is_key, key)
+    if tree.is_map(node):
+        return Mapping(doc, node)
+    if tree.is_seq(node):
+        return Sequence(doc, node)
+    return Scalar(doc, node, is_key, key)
 
 
 def _children(doc: _Doc, node: int) -> list[int]:
@@ -115,25 +140,20 @@ class Scalar(yaml.ScalarNode):
     def __init__(self, doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> None:
         self._doc, self._node, self._is_key, self._key = doc, node, is_key, key
         self._span: tuple[int, int] | None = None
-        self._value: str | None = None
-        self._style: str | None = "?"  # not read yet
 
     def _view(self) -> Any:
         tree = self._doc.read.tree
         return tree.key(self._node) if self._is_key else tree.val(self._node)
 
-    @property
+    # Read once, then an attribute like libyaml's (the splice asks often).
+    @_once
     def value(self) -> str:
-        if self._value is None:
-            view = self._view()
-            self._value = "" if view is None else bytes(view).decode("utf-8")
-        return self._value
+        view = self._view()
+        return "" if view is None else bytes(view).decode("utf-8")
 
-    @property
-    def style(self) -> str | None:  # type: ignore[override]
-        if self._style == "?":
-            self._style = self._read_style()
-        return self._style
+    @_once
+    def style(self) -> str | None:
+        return self._read_style()
 
     def _read_style(self) -> str | None:
         tree, n = self._doc.read.tree, self._node
@@ -143,8 +163,8 @@ class Scalar(yaml.ScalarNode):
         return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
             "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
 
-    @property
-    def tag(self) -> str:  # type: ignore[override]
+    @_once
+    def tag(self) -> str:
         if self._is_key or self.style is not None or self.value not in ("", "null"):
             return _STR
         return _NULL
@@ -196,24 +216,21 @@ class Mapping(yaml.MappingNode):
 
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
-        self._pairs: list[tuple[yaml.Node, yaml.Node]] | None = None
 
     tag = _MAP
 
-    @property
-    def flow_style(self) -> bool:  # type: ignore[override]
+    @_once
+    def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property
+    @_once
     def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
-        if self._pairs is None:
-            pairs: list[tuple[yaml.Node, yaml.Node]] = []
-            for child in _children(self._doc, self._node):
-                key = _node(self._doc, child, True, None)
-                assert isinstance(key, Scalar)
-                pairs.append((key, _node(self._doc, child, False, key)))
-            self._pairs = pairs
-        return self._pairs
+        pairs: list[tuple[yaml.Node, yaml.Node]] = []
+        for child in _children(self._doc, self._node):
+            key = _node(self._doc, child, True, None)
+            assert isinstance(key, Scalar)
+            pairs.append((key, _node(self._doc, child, False, key)))
+        return pairs
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
@@ -230,20 +247,16 @@ class Mapping(yaml.MappingNode):
 class Sequence(yaml.SequenceNode):
     def __init__(self, doc: _Doc, node: int) -> None:
         self._doc, self._node = doc, node
-        self._items: list[yaml.Node] | None = None
 
     tag = _SEQ
 
-    @property
-    def flow_style(self) -> bool:  # type: ignore[override]
+    @_once
+    def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @property
+    @_once
     def value(self) -> list[yaml.Node]:
-        if self._items is None:
-            self._items = [_node(self._doc, c, False, None)
-                           for c in _children(self._doc, self._node)]
-        return self._items
+        return [_node(self._doc, c, False, None) for c in _children(self._doc, self._node)]
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]

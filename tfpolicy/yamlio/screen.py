@@ -47,13 +47,31 @@ _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 _INDICATOR = re.compile(r"[@`!*&](?<=[\s\[{,].)(?:(?<=[@`!])|(?<=[*&])[A-Za-z0-9_-])")
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
 _OPEN_FLOW = re.compile(r"[\[{][^\]}\n]*$", re.MULTILINE)
+_ASCII_ALLOWED = b"\t\n\r" + bytes(range(0x20, 0x7F))  # _FORBIDDEN's complement in ASCII
 
 
 def libyaml_only(text: str) -> bool:
-    """A document only libyaml reads right (see above)."""
-    lines = "\n" + text  # so that the first line opens like every other
-    return bool(_INDICATOR.search(lines) or "\n%" in lines or _FORBIDDEN.search(text)
-                or _OPEN_FLOW.search(text))
+    """A document only libyaml reads right (see above).
+
+    Each pattern is searched from the first character that can open a match,
+    found with ``str.find`` (far faster than the regex engine's own scan);
+    most documents hold none of them.
+    """
+    return (text.startswith("%") or "\n%" in text or _forbidden(text)
+            or _from_first(_OPEN_FLOW, text, "[{") or _from_first(_INDICATOR, text, "@`!*&"))
+
+
+def _from_first(pattern: re.Pattern[str], text: str, opening: str) -> bool:
+    """``pattern`` found in ``"\n" + text`` (so that the first line opens like every other),
+    searched from the first of the ``opening`` characters, which every match starts with."""
+    at = min((i for i in map(text.find, opening) if i >= 0), default=-1)
+    return at >= 0 and pattern.search("\n" + text, at + 1) is not None
+
+
+def _forbidden(text: str) -> bool:
+    if text.isascii():  # bytes.translate drops every allowed character in one C loop
+        return bool(text.encode("ascii").translate(None, _ASCII_ALLOWED))
+    return _FORBIDDEN.search(text) is not None
 
 
 def cleared(text: str) -> bool:
@@ -105,7 +123,7 @@ def json_of(tree: Any, node: int) -> bytearray:
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
-    if len({key for key, _ in pairs}) != len(pairs):
+    if len(dict(pairs)) != len(pairs):  # dict() counts the keys in C
         raise ValueError("repeated key")
 
 

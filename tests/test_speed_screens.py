@@ -1,0 +1,117 @@
+"""The screens' shortcuts decide exactly as the plain patterns do.
+
+The fast reading's screens (fast.py, screen.py) look for the first
+character that can open a match with ``str.find`` before any pattern runs,
+and the read back of a spliced document screens only the lines the splice
+added. Both are checked here against the plain form of each screen, on
+drawn lines full of the characters and words the screens look for.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.test_yaml_fast_reader import TOKENS
+from tfpolicy.cli import main
+from tfpolicy.yamlio import fast, screen
+from tfpolicy.yamlio.verify import reads_back
+
+PIECES = [*TOKENS, "inf", "-.Inf", "+.inf", "x.nan", "NaN", "infinity", "info", "maintenance",
+          "@v", "a@b", "`x", "!tag", "*ref", "&anchor", "* * *", "[a, b", "{a: 1", "[]", "{}",
+          "?", "? k", "<<", "<<: x", "%YAML", "\t", "\x07", "\x85", "\u2028", "\ufeff", "é",
+          "-", ":", ",", "#", "'q'", '"d"', "key:", " ", "  ", "\r"]
+LINE = st.lists(st.sampled_from(PIECES), max_size=5).map(" ".join)
+LINES = st.lists(LINE, min_size=1, max_size=6)
+
+
+def _plain_libyaml_only(text: str) -> bool:
+    lines = "\n" + text
+    return bool(screen._INDICATOR.search(lines) or "\n%" in lines
+                or screen._FORBIDDEN.search(text) or screen._OPEN_FLOW.search(text))
+
+
+def _plain_respelled(text: str) -> bool:
+    for match in fast._INF_OR_NAN.finditer(text):
+        at = match.start()
+        at -= at > 0 and text[at - 1] == "."
+        at -= at > 0 and text[at - 1] in "+-"
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-"):
+            return True
+    return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(LINES, st.booleans())
+def test_the_shortcuts_find_what_the_plain_patterns_find(lines: list[str], ended: bool) -> None:
+    text = "\n".join(lines) + ("\n" if ended else "")
+    assert screen.libyaml_only(text) == _plain_libyaml_only(text)
+    assert fast._respelled(text) == _plain_respelled(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(LINES, LINES, st.data())
+def test_lines_already_screened_need_no_second_look(old: list[str], new: list[str],
+                                                    data: st.DataObject) -> None:
+    screened = "\n".join(old) + "\n"
+    if fast.declined(screened):
+        return
+    # The edited text: old lines in any order and number, mixed with new ones.
+    mixed = data.draw(st.lists(st.sampled_from(old + new), min_size=1, max_size=10))
+    ended = data.draw(st.booleans())
+    text = "\n".join(mixed) + ("\n" if ended else "")
+    assert fast.declined(fast.unscreened(text, screened)) == fast.declined(text)
+
+
+def test_a_screened_line_is_only_skipped_whole() -> None:
+    screened = "a: 1\nb: x\n"
+    assert fast.unscreened("a: 1\nb: x\n", screened) == ""
+    assert fast.unscreened("a: 1\nb: yes\n", screened) == "b: yes\n"
+    assert fast.unscreened("a: 1\nb: x", screened) == "b: x"  # no line end: screened again
+    assert fast.unscreened("b: x\n", "") == "b: x\n"
+
+
+def test_the_read_back_still_screens_what_the_writer_added() -> None:
+    """A line the writer added that YAML 1.1 types otherwise is still caught."""
+    original = "a: x\nb: 'on'\n"
+    assert reads_back("a: x\nb: 'on'\n", original, {"a": "x", "b": "on"}, "f",
+                      screened=original)
+    # Plain "on" is true to libyaml: the text does not read back as the string.
+    assert not reads_back("a: x\nb: on\n", original, {"a": "x", "b": "on"}, "f",
+                          screened=original)
+    assert not reads_back("a: x\nb: 0x1F\n", original, {"a": "x", "b": "0x1F"}, "f",
+                          screened=original)
+
+
+def test_apply_output_is_unchanged_by_the_shortcuts(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A GPU workload with an @ digest, a flow list and an infinity-like word goes through."""
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: w\n"
+        "  annotations:\n    note: inference at infinity-scale\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: c\n"
+        "        image: r/i@sha256:0123\n        args: [\"--x\", \"1\"]\n"
+        "        resources:\n          limits:\n            nvidia.com/gpu: 1\n"
+    )
+    path = tmp_path / "w.yaml"
+    path.write_text(text)
+    assert main(["apply", "-p", "takeover", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r'tensor-fusion\.ai/enabled: "true"', out)
+    assert "image: r/i@sha256:0123\n" in out and 'args: ["--x", "1"]\n' in out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["---", "...", "--- a", "---\t", "----", "...x", " ---", "a: b",
+                                 "#", "", "\r", "--- # c", "...\r"]), max_size=8), st.booleans())
+def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
+        lines: list[str], ended: bool) -> None:
+    from tfpolicy.yamlio.verify import _marker_lines
+
+    text = "\n".join(lines) + ("\n" if ended else "")
+    plain = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
+    assert _marker_lines(text) == len(plain.findall(text))
