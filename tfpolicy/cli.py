@@ -4,6 +4,7 @@ turns exceptions into exit codes (DESIGN §3)."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import traceback
@@ -12,28 +13,20 @@ from collections.abc import Sequence
 import click
 
 from tfpolicy import __version__
-from tfpolicy.commands.admission import admission
-from tfpolicy.commands.apply import apply
-from tfpolicy.commands.argocd import argocd
-from tfpolicy.commands.check import check
-from tfpolicy.commands.fix import fix
-from tfpolicy.commands.krm import krm
-from tfpolicy.commands.kustomize import kustomize
-from tfpolicy.commands.plan import plan
-from tfpolicy.commands.recommend import recommend_cmd
-from tfpolicy.commands.validate import validate
-from tfpolicy.commands.verify import verify_command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import error_finding
 from tfpolicy.policy.model import PolicyInvalid
 from tfpolicy.render import FORMATS
 
-COMMANDS: dict[str, click.Command] = {
-    "apply": apply, "check": check, "fix": fix, "validate": validate,
-    "krm": krm, "kustomize": kustomize, "argocd": argocd,
-    "admission": admission, "plan": plan,
-    "recommend": recommend_cmd,
-    "verify": verify_command,
+# Each command by its module and name, imported only when it runs: a process that applies a
+# policy never loads the scheduler, the plan or the recommender (a tenth of a second each
+# start, and hosts start tfpolicy once per file or render).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "apply": ("apply", "apply"), "check": ("check", "check"), "fix": ("fix", "fix"),
+    "validate": ("validate", "validate"), "krm": ("krm", "krm"),
+    "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
+    "admission": ("admission", "admission"), "plan": ("plan", "plan"),
+    "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
 }
 
 
@@ -42,6 +35,17 @@ class _OutputClosed(Exception):
 
 
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"tfpolicy.commands.{module}"), name)
+        assert isinstance(command, click.Command)
+        return command
+
     def invoke(self, ctx: click.Context) -> object:
         # click would turn EPIPE into a plain exit 1, which reads as "findings" (DESIGN §3).
         try:
@@ -55,10 +59,6 @@ class _Group(click.Group):
 @click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
 def cli(traceback: bool) -> None:
     """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
-
-
-for _name, _command in COMMANDS.items():
-    cli.add_command(_command, _name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -67,11 +67,11 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
 def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file: str,
                         options: Options) -> Iterator[DocOutcome]:
     """Each document's outcome, in order; a stream is processed one document at a time."""
-    markers = policies.markers()
+    markers = _any_of(policies.markers())
     index = 0
     for raw in docs:
         _check_size(raw, file)
-        if not any(marker in raw.text for marker in markers) and _passes(raw.text):
+        if markers.search(raw.text) is None and _passes(raw.text):
             yield DocOutcome(raw.text, False, [], [])
             index += _has_content(raw.text)
             continue
@@ -86,6 +86,12 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)
         index += 1
+
+
+def _any_of(markers: tuple[str, ...]) -> re.Pattern[str]:
+    """One search for all the markers (re caches the pattern): a few times faster than a
+    substring test per marker on the documents that hold none."""
+    return re.compile("|".join(re.escape(m) for m in sorted(set(markers), key=len, reverse=True)))
 
 
 def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
