@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import Edit, Layout, Op, Path, diff, format_path
+from tfpolicy.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, explain, misses
@@ -198,7 +198,11 @@ def _laid_out(template: Any, original: Any, target: Any, view: View,
 
 
 def _real_capture(view: View, capture: Capture) -> Capture:
+    shares = getattr(capture, "shares", True)  # the document may hold aliases or merge keys
+
     def at(path: Path, kind: str) -> Layout | None:
+        if kind == SHARED and not shares:
+            return None
         real = view.real(path)
         return None if real is None else capture(real, kind)
 

@@ -18,7 +18,7 @@ from tfpolicy import yamlio
 from tfpolicy.engine import Change, DocContext, Locate, PolicySet, plan_document
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.yamlio.restore import capturer
+from tfpolicy.yamlio.restore import Capturer
 
 # Where a document's content starts: a mapping key, or something else worth a real parse.
 # A lone CR ends a line too, and "--- {flow: document}" has content on the marker's line.
@@ -81,7 +81,7 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
             continue
         _require_mapping(parsed, raw, file)
         ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
-                         options.explain, capturer(raw.text, parsed.node, file))
+                         options.explain, Capturer(raw.text, parsed.node, file))
         result = plan_document(parsed.data, policies, ctx)
         text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)

@@ -131,11 +131,26 @@ def local_collection(doc: Doc, path: Path) -> yaml.CollectionNode | None:
 
 def index_of(node: yaml.Node, item: Any) -> int | None:
     if isinstance(node, yaml.MappingNode):
-        return next((i for i, (k, _) in enumerate(node.value)
-                     if k.tag != _MERGE and k.value == item), None)
+        try:
+            return _keys(node).get(item)
+        except TypeError:  # an unhashable path item names no key
+            return None
     if isinstance(node, yaml.SequenceNode) and isinstance(item, int):
         return item if 0 <= item < len(node.value) else None
     return None
+
+
+def _keys(node: yaml.MappingNode) -> dict[Any, int]:
+    """Each key's first entry, indexed once per mapping (nodes are never changed, and the
+    splice asks for the same mappings' keys over and over)."""
+    found: dict[Any, int] | None = node.__dict__.get("_tfpolicy_keys")
+    if found is None:
+        found = {}
+        for i, (key, _) in enumerate(node.value):
+            if key.tag != _MERGE and isinstance(key.value, str):
+                found.setdefault(key.value, i)
+        node.__dict__["_tfpolicy_keys"] = found
+    return found
 
 
 def child(node: yaml.Node, index: int) -> yaml.Node:

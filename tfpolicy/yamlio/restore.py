@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Callable
 from typing import Any, TypeGuard
 
 import yaml
@@ -38,24 +37,29 @@ _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
 _RANK = 10
 
 
-def capturer(text: str, root: yaml.Node | None, file: str) -> Callable[[Path, str], Layout | None]:
-    """:func:`capture` on one document, its node tree and text made ready on first use."""
-    docs: list[Doc] = []
+class Capturer:
+    """:func:`capture` on one document, its node tree and text made ready on first use.
 
-    shares = "*" in text or "<<" in text
+    ``shares`` says whether the document can hold an alias or a merge key at all, so a
+    caller skips asking about every place above an edit when it cannot."""
 
-    def at(path: Path, kind: str) -> Layout | None:
-        if root is None or (kind == SHARED and not shares):
+    __slots__ = ("_doc", "_file", "_root", "_text", "shares")
+
+    def __init__(self, text: str, root: yaml.Node | None, file: str) -> None:
+        self._text, self._root, self._file = text, root, file
+        self._doc: Doc | None = None
+        self.shares = "*" in text or "<<" in text
+
+    def __call__(self, path: Path, kind: str) -> Layout | None:
+        if self._root is None or (kind == SHARED and not self.shares):
             return None
         try:
-            if not docs:
-                docs.append(_doc(text, root))
-            return capture(docs[0], path, kind)
+            if self._doc is None:
+                self._doc = _doc(self._text, self._root)
+            return capture(self._doc, path, kind)
         except NeedsLibyaml:  # a place rapidyaml's tree cannot give exactly
-            docs[:] = [_doc(text, parse_with_libyaml(text, file=file).node)]
-            return capture(docs[0], path, kind)
-
-    return at
+            self._doc = _doc(self._text, parse_with_libyaml(self._text, file=self._file).node)
+            return capture(self._doc, path, kind)
 
 
 def _doc(text: str, root: yaml.Node | None) -> Doc:
