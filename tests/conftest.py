@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tfpolicy.engine import PolicySet
-from tfpolicy.pipeline import FileResult, Options, transform
+from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.rewrite.pipeline import FileResult, Options, transform
 from tfpolicy.sources import load_policy_set
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import run
-from tfpolicy.engine import PolicySet
 from tfpolicy.policy.model import build_policy, check_policy
+from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.stages.keys import (
     RECORDS,
     RIGHTSIZE_ANNOTATIONS,

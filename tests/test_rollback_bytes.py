@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT, policy_set, run
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.rewrite.engine import PolicySet
 
 STAGES = ["takeover", "takeover-25", "rightsize-example", "autoscale"]
 CHAINS = [("takeover", "rightsize-example"), ("rightsize-example", "takeover"),

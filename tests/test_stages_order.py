@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from tests.conftest import policy_set, run
-from tfpolicy.engine import PolicySet
 from tfpolicy.findings import Severity
+from tfpolicy.rewrite.engine import PolicySet
 
 POLICIES = ("takeover", "takeover-1", "takeover-25", "rightsize-example", "autoscale",
             "rollback")

@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import policy_set
-from tfpolicy.edits import Edit
-from tfpolicy.engine import DocContext, plan_document
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.rewrite.edits import Edit
+from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.yamlio import RawDoc, split_documents
 from tfpolicy.yamlio.fast import read
 from tfpolicy.yamlio.load import parse_document, parse_with_libyaml

@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 
 from tfpolicy import yamlio
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
+from tfpolicy.rewrite.engine import PolicySet
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 30

@@ -22,12 +22,12 @@ from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_obj
 from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import KINDS
 from tfpolicy.admission.placeholders import PlaceholderError
-from tfpolicy.edits import Path as EditPath
-from tfpolicy.engine import objects
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
+from tfpolicy.rewrite.edits import Path as EditPath
+from tfpolicy.rewrite.engine import objects
 from tfpolicy.sources import manifest_files, read_text
 
 _GROUP = "tensor-fusion.ai/"

@@ -20,8 +20,8 @@ from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
 from tfpolicy.output import install_file
-from tfpolicy.pipeline import Options, transform
 from tfpolicy.policy.config import find_config
+from tfpolicy.rewrite.pipeline import Options, transform
 from tfpolicy.sources import STDIN, load_policy_set, read_text
 
 

@@ -13,11 +13,11 @@ from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
-from tfpolicy.edits import Edit, format_path
-from tfpolicy.engine import Change, PolicySet, objects, resource_ref
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
-from tfpolicy.pipeline import FileResult, Options, transform
+from tfpolicy.rewrite.edits import Edit, format_path
+from tfpolicy.rewrite.engine import Change, PolicySet, objects, resource_ref
+from tfpolicy.rewrite.pipeline import FileResult, Options, transform
 from tfpolicy.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.stages.common import TF
 

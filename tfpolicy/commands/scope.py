@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfpolicy.engine import PolicySet
-from tfpolicy.pipeline import Options
 from tfpolicy.policy.config import ProjectConfig, lookup
+from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.rewrite.pipeline import Options
 from tfpolicy.sources import load_policy_set
 
 

@@ -21,7 +21,6 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
-from tfpolicy.engine import objects
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.inventory import load_inventory
 from tfpolicy.output import install_file
@@ -33,6 +32,7 @@ from tfpolicy.plan import (
     model_capacities,
     parse_ladder,
 )
+from tfpolicy.rewrite.engine import objects
 from tfpolicy.scheduler import Inventory
 from tfpolicy.sources import MAX_FILE_BYTES, read_text
 from tfpolicy.verify import Report, Snapshot, Verdict, snapshot_of, verify

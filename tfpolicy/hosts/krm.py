@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy import yamlio
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted_findings
 from tfpolicy.hosts.krmconfig import configure, package_root
-from tfpolicy.pipeline import Options, transform
 from tfpolicy.policy.model import PolicyInvalid
 from tfpolicy.policy.schema import brief
 from tfpolicy.render import as_result
+from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.rewrite.pipeline import Options, transform
 from tfpolicy.yamlio import krm as rt
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1",

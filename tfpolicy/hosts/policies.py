@@ -12,7 +12,6 @@ import re
 from dataclasses import replace
 
 from tfpolicy import yamlio
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.policy.model import (
@@ -25,6 +24,7 @@ from tfpolicy.policy.model import (
     check_policy,
 )
 from tfpolicy.policy.schema import brief
+from tfpolicy.rewrite.engine import PolicySet
 
 _SEPARATOR = re.compile(r"[,\s]+")
 

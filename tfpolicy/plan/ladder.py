@@ -20,10 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.policy.model import build_policy
+from tfpolicy.rewrite.engine import PolicySet
 
 Rung = int | str
 DEFAULT_LADDER: tuple[Rung, ...] = (1, "25%", "50%", "100%")

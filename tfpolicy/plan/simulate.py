@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
-from tfpolicy.edits import Path
-from tfpolicy.engine import PolicySet
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
@@ -24,6 +22,8 @@ from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
 from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
 from tfpolicy.plan.templates import StepCache, step_templates
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
+from tfpolicy.rewrite.edits import Path
+from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.scheduler import (
     FastAllocator,
     Inventory,

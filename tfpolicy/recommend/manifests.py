@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tfpolicy.engine import objects
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.recommend.core import GpuWorkload
 from tfpolicy.recommend.mapping import WorkloadId
+from tfpolicy.rewrite.engine import objects
 from tfpolicy.stages.common import annotations_of, is_gpu_workload, labels_of
 from tfpolicy.stages.keys import ENABLED, QOS
 from tfpolicy.workloads import Registry

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.rewrite.edits import Path, format_path
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.workloads.shapes import Pattern, Report, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path

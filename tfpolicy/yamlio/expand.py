@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tfpolicy.edits import Edit, Layout, Op, Path
+from tfpolicy.rewrite.edits import Edit, Layout, Op, Path
 from tfpolicy.yamlio.aliases import Sharing, shared_below
 
 _MERGE = "tag:yaml.org,2002:merge"

@@ -16,8 +16,8 @@ from typing import Any
 
 from ruamel.yaml.error import YAMLError as RuamelError
 
-from tfpolicy.edits import Edit, edited
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.rewrite.edits import Edit, edited
 from tfpolicy.yamlio.load import Parsed, parse_document
 from tfpolicy.yamlio.rnodes import screened_text
 from tfpolicy.yamlio.stream import RawDoc, newline_of

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tfpolicy import yamlio
-from tfpolicy.engine import Change, DocContext, Locate, PolicySet, plan_document
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
+from tfpolicy.rewrite.engine import Change, DocContext, Locate, PolicySet, plan_document
 from tfpolicy.yamlio.restore import Capturer
 
 # Where a document's content starts: a mapping key, or something else worth a real parse.

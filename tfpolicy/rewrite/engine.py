@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tfpolicy.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, explain, misses
 from tfpolicy.policy.model import Policy
+from tfpolicy.rewrite.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.stages import layout, run_stage
 from tfpolicy.stages.common import (
     ENABLED,
