@@ -22,8 +22,9 @@ from tfpolicy.rewrite.edits import Edit, Op, Path, get_path
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
+from tfpolicy.yamlio.flow import flow_again
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
-from tfpolicy.yamlio.restore import entry_again, placements, reads_as, shared_text
+from tfpolicy.yamlio.restore import entry_again, placements, shared_text
 from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
 
 
@@ -127,7 +128,7 @@ def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any, path: Path) -> _Pa
     """A collection written out again as ``value``: flow as flow, a block mapping as block."""
     if node.flow_style:
         return _Patch(node.start_mark.index, node.end_mark.index,
-                      _flow_again(doc, node, value, path))
+                      flow_again(doc, node, value, path))
     if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict) or not value:
         raise Unsupported
     first = node.value[0][0]
@@ -135,41 +136,6 @@ def _rewrite(doc: Doc, node: yaml.CollectionNode, value: Any, path: Path) -> _Pa
     start = line_start(doc.text, first.start_mark.index) + indent
     lines = entries(value, indent, doc.step, doc.newline)[indent:]  # "- " may precede it
     return _Patch(start, entry_end(doc, node, len(node.value) - 1), lines)
-
-
-def _flow_again(doc: Doc, node: yaml.Node, value: Any, path: Path) -> str:
-    """``value`` as one line of flow YAML, keeping the text of each key and scalar of
-    ``node`` that still reads as its part of ``value``, and the recorded text of an
-    entry put back."""
-    if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
-        old = {k.value: (k, v) for k, v in node.value
-               if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge"}
-        parts = [f"{_written(doc, old[k][0], k)}: {_flow_again(doc, old[k][1], v, (*path, k))}"
-                 if k in old else _flow_entry(doc, (*path, k), v) for k, v in value.items()]
-        return "{" + ", ".join(parts) + "}"
-    if isinstance(node, yaml.SequenceNode) and isinstance(value, list):
-        items = [_flow_again(doc, node.value[i], v, (*path, i)) if i < len(node.value)
-                 else flow_text(v) for i, v in enumerate(value)]
-        return "[" + ", ".join(items) + "]"
-    return _written(doc, node, value)
-
-
-def _flow_entry(doc: Doc, path: Path, value: Any) -> str:
-    layout = doc.put_back.get(path)
-    if layout is not None and "\n" not in layout.text \
-            and reads_as("{" + layout.text + "}", {path[-1]: value}):
-        return layout.text
-    return f"{scalar(path[-1])}: {flow_text(value)}"
-
-
-def _written(doc: Doc, node: yaml.Node, value: Any) -> str:
-    """The scalar ``node``'s own text when it reads as ``value``, else ``value`` written anew."""
-    if isinstance(node, yaml.ScalarNode) and node.start_mark.line == node.end_mark.line \
-            and node.style not in ("|", ">") and not isinstance(value, dict | list):
-        text = doc.text[node.start_mark.index:node.end_mark.index]
-        if text and reads_as(f"[{text}]", [value]):
-            return text
-    return flow_text(value)
 
 
 def _patch(doc: Doc, edit: Edit) -> list[_Patch]:
