@@ -45,19 +45,24 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
     A place the stage changes keeps the user's text: read now when the text
     there is still the user's, else carried from the old record.
     """
-    section: Entries = {}
-    for edit in edits if capture is not None else ():
-        assert capture is not None
-        for place, kind in _places(edit):
-            layout = _captured(template, original, target, place, kind, capture)
-            key = encode_path(original, place) if layout is not None else None
-            if key is not None and layout is not None:
-                section.setdefault(key, entry_of(layout))
+    section = {} if capture is None else _read(template, original, target, edits, capture)
     for key, entry in old.items():
         found = decode_path(original, key)
         if key not in section and found is not None and _changed(original, target, found):
             section[key] = entry
     return dict(sorted(section.items())), _attach(edits, original, target, old)
+
+
+def _read(template: Any, original: Any, target: Any, edits: list[Edit],
+          capture: Capture) -> Entries:
+    """The user's text at each place the edits change, read from the document."""
+    section: Entries = {}
+    for place, kind in (p for edit in edits for p in _places(edit)):
+        layout = _captured(template, original, target, place, kind, capture)
+        key = encode_path(original, place) if layout is not None else None
+        if key is not None and layout is not None:
+            section.setdefault(key, entry_of(layout))
+    return section
 
 
 def _places(edit: Edit) -> list[tuple[Path, str]]:
