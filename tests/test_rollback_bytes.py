@@ -160,3 +160,58 @@ def test_generated_templates_roll_back_byte_for_byte(text: str, chain: tuple[str
     staged = _staged(text, chain, _SETS, "gen.yaml")
     assert staged != text
     assert run(staged, _SETS["rollback"], "gen.yaml").text == text
+
+
+# -- a layout that no longer fits ---------------------------------------------------------
+
+_DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: main
+        image: img:1
+        resources:
+          limits:
+            cpu: "2"
+            nvidia.com/gpu: '1'  # one card
+            memory: 8Gi
+"""
+
+
+def _data(text: str) -> Any:
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+def test_a_layout_that_no_longer_fits_still_gives_the_value_back() -> None:
+    """The sibling the GPU key followed is gone and the block re-indented by hand: rollback
+    writes the value the ordinary way, and the data is the user's."""
+    staged = _staged(_DEPLOYMENT, ("rightsize-example",), _SETS, "d.yaml")
+    assert "'1'  # one card" in staged  # the record keeps the line
+    edited = staged.replace('          limits:\n            cpu: "2"\n            memory: 8Gi\n',
+                            "          limits:\n              memory: 8Gi\n")
+    assert edited != staged
+    back = run(edited, _SETS["rollback"], "d.yaml").text
+    expected = _data(_DEPLOYMENT)
+    del expected["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"]
+    assert _data(back) == expected
+    assert "nvidia.com/gpu: '1'  # one card" not in back  # its recorded line did not fit
+
+
+def test_a_recorded_line_that_reads_as_another_value_is_not_used() -> None:
+    """A record edited by hand so that its text says another value: the value in the record
+    wins, written the ordinary way."""
+    staged = _staged(_DEPLOYMENT, ("rightsize-example",), _SETS, "d.yaml")
+    tampered = staged.replace("nvidia.com/gpu: '1'  # one card", "nvidia.com/gpu: '7'  # one card")
+    assert tampered != staged
+    back = run(tampered, _SETS["rollback"], "d.yaml").text
+    assert _data(back) == _data(_DEPLOYMENT)
+    assert "'7'" not in back
