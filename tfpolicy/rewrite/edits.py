@@ -7,6 +7,7 @@ the YAML layer splices into the original text.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -165,3 +166,29 @@ def _edited(node: Any, path: Path, edit: Edit) -> Any:
     else:
         _put(out, edit, clone(edit.value))
     return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as data, types included (``1``, ``1.0``, ``True`` and ``"1"`` all differ)."""
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is str:
+        return bool(a == b)
+    if kind is dict:
+        if a.keys() != b.keys():
+            return False
+        for key, value in a.items():  # noqa: SIM110 - a loop, not a generator per mapping
+            if not same(value, b[key]):
+                return False
+        return True
+    if kind is list:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):  # noqa: SIM110 - see above
+            if not same(x, y):
+                return False
+        return True
+    if kind is float and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)

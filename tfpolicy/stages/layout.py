@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path
+from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.stages.record import Entries
 
 Capture = Callable[[Path, str], Layout | None]  # at a path, the Layout of a kind
@@ -78,7 +78,7 @@ def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
     alias or merged key is looked for first: most documents have none, and say so fast)."""
     if kind == SHARED and capture(path, kind) is None:
         return None
-    if not _changed(original, target, path) or not _same(_get(template, path),
+    if not _changed(original, target, path) or not same(_get(template, path),
                                                           _get(original, path)):
         return None
     return capture(path, kind)
@@ -86,7 +86,7 @@ def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
 
 def _changed(original: Any, target: Any, path: Path) -> bool:
     before = _get(original, path)
-    return before is not _MISSING and not _same(before, _get(target, path))
+    return before is not _MISSING and not same(before, _get(target, path))
 
 
 def _attach(edits: list[Edit], original: Any, target: Any, old: Entries) -> list[Edit]:
@@ -114,7 +114,7 @@ def _put_back(edit: Edit, original: Any, target: Any, old: Entries) -> Edit:
     key = encode_path(target, edit.path)
     layout = layout_of(old.get(key)) if key is not None else None
     if layout is None or layout.kind == SHARED \
-            or not _same(_get(original, edit.path), edit.value):
+            or not same(_get(original, edit.path), edit.value):
         return edit
     return replace(edit, layout=layout)
 
@@ -243,14 +243,3 @@ def _get(data: Any, path: Path) -> Any:
         except (KeyError, IndexError, TypeError):
             return _MISSING
     return data
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal as data, types included (``1`` and ``"1"``, ``1`` and ``True`` differ)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)

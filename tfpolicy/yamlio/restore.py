@@ -22,7 +22,7 @@ from typing import Any, TypeGuard
 
 import yaml
 
-from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path
+from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.expand import Doc, index_of, merges
 from tfpolicy.yamlio.lines import eol, line_start
@@ -261,8 +261,6 @@ def _text(doc: Doc, edit: Edit, at: int) -> str:
 
 def reads_as(text: str, value: Any) -> bool:
     """``text`` parses (YAML 1.1, as Kubernetes reads it) to exactly ``value``."""
-    from tfpolicy.yamlio.verify import same  # verify imports the splice, which imports this
-
     try:
         return same(yaml.load(text, Loader=yaml.CSafeLoader), value)
     except yaml.YAMLError:

@@ -10,14 +10,13 @@ Only edited documents get here, so unedited ones are never parsed twice.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 from ruamel.yaml.error import YAMLError as RuamelError
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, edited
+from tfpolicy.rewrite.edits import Edit, edited, same
 from tfpolicy.yamlio.load import Parsed, parse_document
 from tfpolicy.yamlio.rnodes import screened_text
 from tfpolicy.yamlio.stream import RawDoc, newline_of
@@ -92,29 +91,3 @@ def reads_back(text: str, original: str, intended: Any, file: str, *,
 
 def _marker_lines(text: str) -> int:
     return len(_MARKERS.findall("\n" + text))
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as data, types included (``1``, ``1.0``, ``True`` and ``"1"`` all differ)."""
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is str:
-        return bool(a == b)
-    if kind is dict:
-        if a.keys() != b.keys():
-            return False
-        for key, value in a.items():  # noqa: SIM110 - a loop, not a generator per mapping
-            if not same(value, b[key]):
-                return False
-        return True
-    if kind is list:
-        if len(a) != len(b):
-            return False
-        for x, y in zip(a, b, strict=True):  # noqa: SIM110 - see above
-            if not same(x, y):
-                return False
-        return True
-    if kind is float and math.isnan(a):
-        return math.isnan(b)
-    return bool(a == b)
