@@ -115,3 +115,20 @@ def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
     text = "\n".join(lines) + ("\n" if ended else "")
     plain = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)
     assert _marker_lines(text) == len(plain.findall(text))
+
+
+MARKER_PIECES = ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu", "Workflow",
+                 "CronWorkflow", "tfpolicy.dev/", "a/b", "/x", "//", "MPIJob", "nvidia.com"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(MARKER_PIECES), min_size=1, max_size=6),
+       st.lists(st.sampled_from([*MARKER_PIECES, "nvidia", ".com/", "Work", "flow", " ", "/"]),
+                max_size=8))
+def test_the_marker_anchors_find_what_a_test_per_marker_finds(markers: list[str],
+                                                              pieces: list[str]) -> None:
+    from tfpolicy.rewrite.pipeline import Markers
+
+    text = "".join(pieces)
+    found = Markers.of(tuple(markers)).found_in(text)
+    assert found == any(m in text for m in markers)
