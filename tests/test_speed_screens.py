@@ -118,7 +118,8 @@ def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
 
 
 MARKER_PIECES = ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu", "Workflow",
-                 "CronWorkflow", "tfpolicy.dev/", "a/b", "/x", "//", "MPIJob", "nvidia.com"]
+                 "CronWorkflow", "tfpolicy.dev/", "a/b", "/x", "//", "MPIJob", "nvidia.com",
+                 "k8s.nvidia.com/x", "aWorkflowb"]
 
 
 @settings(max_examples=400, deadline=None)

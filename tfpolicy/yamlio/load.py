@@ -190,8 +190,11 @@ def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, in
 
 def _step(node: yaml.Node, item: str | int) -> tuple[Any, yaml.Node] | None:
     """The mark and node one step down ``item``, or ``None`` when there is none."""
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, rnodes.Mapping) and isinstance(item, str):
+        pair: tuple[yaml.Node, yaml.Node] | None = node.pair(item)
+    elif isinstance(node, yaml.MappingNode):
         pair = next(((k, v) for k, v in node.value if k.value == item), None)
+    if isinstance(node, yaml.MappingNode):
         if pair is None:
             return None
         key, value = pair

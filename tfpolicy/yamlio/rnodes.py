@@ -25,6 +25,7 @@ _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+_NONE = (1 << 64) - 1  # rapidyaml's "no node" (size_t -1)
 _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
 
@@ -231,6 +232,17 @@ class Mapping(yaml.MappingNode):
             assert isinstance(key, Scalar)
             pairs.append((key, _node(self._doc, child, False, key)))
         return pairs
+
+    def pair(self, key: str) -> tuple[Scalar, yaml.Node] | None:
+        """The entry whose key is ``key``, found by rapidyaml (its keys are unique: the
+        fast reading declines repeated ones) without making a node of every entry."""
+        if "value" in self.__dict__:
+            return next(((k, v) for k, v in self.value if k.value == key), None)  # type: ignore[misc]
+        child = self._doc.read.tree.find_child(self._node, key.encode("utf-8"))
+        if child == _NONE:
+            return None
+        name = Scalar(self._doc, child, True, None)
+        return name, _node(self._doc, child, False, name)
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
