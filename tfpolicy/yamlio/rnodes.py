@@ -233,11 +233,11 @@ class Mapping(yaml.MappingNode):
             pairs.append((key, _node(self._doc, child, False, key)))
         return pairs
 
-    def pair(self, key: str) -> tuple[Scalar, yaml.Node] | None:
+    def pair(self, key: str) -> tuple[yaml.Node, yaml.Node] | None:
         """The entry whose key is ``key``, found by rapidyaml (its keys are unique: the
         fast reading declines repeated ones) without making a node of every entry."""
         if "value" in self.__dict__:
-            return next(((k, v) for k, v in self.value if k.value == key), None)  # type: ignore[misc]
+            return next(((k, v) for k, v in self.value if k.value == key), None)
         child = self._doc.read.tree.find_child(self._node, key.encode("utf-8"))
         if child == _NONE:
             return None
