@@ -24,7 +24,8 @@ from tfpolicy.yamlio.verify import reads_back
 PIECES = [*TOKENS, "inf", "-.Inf", "+.inf", "x.nan", "NaN", "infinity", "info", "maintenance",
           "@v", "a@b", "`x", "!tag", "*ref", "&anchor", "* * *", "[a, b", "{a: 1", "[]", "{}",
           "?", "? k", "<<", "<<: x", "%YAML", "\t", "\x07", "\x85", "\u2028", "\ufeff", "é",
-          "-", ":", ",", "#", "'q'", '"d"', "key:", " ", "  ", "\r"]
+          "-", ":", ",", "#", "'q'", '"d"', "key:", " ", "  ", "\r", "true:", "8080:", "null:",
+          "1.5:", "[yes]", "{on: 1}", "a,no", "yes#c", "\t:", "- 1", "-1", "+", "1e3:"]
 LINE = st.lists(st.sampled_from(PIECES), max_size=5).map(" ".join)
 LINES = st.lists(LINE, min_size=1, max_size=6)
 
@@ -133,3 +134,4 @@ def test_the_marker_anchors_find_what_a_test_per_marker_finds(markers: list[str]
     text = "".join(pieces)
     found = Markers.of(tuple(markers)).found_in(text)
     assert found == any(m in text for m in markers)
+

@@ -63,6 +63,9 @@ _INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]
 _EXPLICIT_OR_MERGE = re.compile(r"^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|(?:^|[\s{,])<<[ \t]*:",
                                 re.MULTILINE)
 _RESOLVER = yaml.resolver.Resolver()
+# rapidyaml's JSON as json.dumps writes it: no line breaks, no indentation.
+_LAYOUT = re.compile(rb"\n *")
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ": "), allow_nan=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,43 @@ def read(text: str, *, screened: str = "") -> Read | None:
     ``screened`` is a text this reading accepted (a document before its
     edits): its lines are not screened again (see ``unscreened``).
     """
+    parsed = _parse(text, screened)
+    if parsed is None:
+        return None
+    source, buffer, tree, root = parsed
+    data = _data(tree, root)
+    if data is None:
+        return None
+    return Read(data, text, source, buffer, tree, root)
+
+
+def surely_reads_as(text: str, intended: Any, screened: str) -> bool:
+    """True when ``text`` certainly reads as ``intended``; False is "not known", never "no".
+
+    The tree's JSON, its line breaks and indentation taken out, is compared
+    with ``intended`` written by ``json.dumps`` in the same form (``": "``
+    after a key, ``","`` between items): rapidyaml writes every line break
+    inside a string as ``\\n``, so only the layout goes. Equal JSON texts are
+    equal data, types included (``1``, ``1.0``, ``true`` and ``"1"`` are
+    written apart) and keys counted (a repeated key shows twice); the screens
+    that let the tree be read at all make its JSON types YAML 1.1's. About
+    twice as fast as building the data and comparing it; the caller does
+    that whenever this says False. ``intended`` must have string keys only:
+    ``json.dumps`` writes a key ``1`` as ``"1"``.
+    """
+    parsed = _parse(text, screened)
+    if parsed is None:
+        return False
+    tree, root = parsed[2], parsed[3]
+    try:
+        expected = _JSON.encode(intended).encode("utf-8")
+    except (TypeError, ValueError, UnicodeEncodeError):  # nan, a lone surrogate, no JSON type
+        return False
+    return _LAYOUT.sub(b"", json_of(tree, root)) == expected
+
+
+def _parse(text: str, screened: str) -> tuple[bytes, bytearray, Any, int] | None:
+    """rapidyaml's tree of a text the screens let through, rooted at one block mapping."""
     if declined(unscreened(text, screened)):
         return None
     try:
@@ -98,10 +138,7 @@ def read(text: str, *, screened: str = "") -> Read | None:
     root = document_root(tree)
     if root is None or root < 0 or not tree.is_map(root) or tree.is_flow(root):
         return None  # empty, not one mapping, or JSON-like: libyaml's JSON writer path
-    data = _data(tree, root)
-    if data is None:
-        return None
-    return Read(data, text, source, buffer, tree, root)
+    return source, buffer, tree, root
 
 
 def declined(text: str) -> bool:
