@@ -26,6 +26,10 @@ _NULL = "tag:yaml.org,2002:null"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _NONE = (1 << 64) - 1  # rapidyaml's "no node" (size_t -1)
+_KEY_STYLES = (("'", ryml.KEY_SQUO), ('"', ryml.KEY_DQUO), ("|", ryml.KEY_LITERAL),
+               (">", ryml.KEY_FOLDED))
+_VAL_STYLES = (("'", ryml.VAL_SQUO), ('"', ryml.VAL_DQUO), ("|", ryml.VAL_LITERAL),
+               (">", ryml.VAL_FOLDED))
 _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
 
@@ -83,14 +87,29 @@ def _address(view: Any) -> int:
 
 
 class Mark:
-    """The part of ``yaml.Mark`` the splice reads: index, line and column (0-based)."""
+    """The part of ``yaml.Mark`` the splice reads: index, line and column (0-based).
 
-    __slots__ = ("column", "index", "line")
+    The line and column are counted on first read: the splice mostly asks
+    for the index alone.
+    """
+
+    __slots__ = ("_column", "_line", "_text", "index")
 
     def __init__(self, text: str, index: int) -> None:
-        self.index = index
-        self.line = text.count("\n", 0, index)
-        self.column = index - (text.rfind("\n", 0, index) + 1)
+        self._text, self.index = text, index
+        self._line = self._column = -1
+
+    @property
+    def line(self) -> int:
+        if self._line < 0:
+            self._line = self._text.count("\n", 0, self.index)
+        return self._line
+
+    @property
+    def column(self) -> int:
+        if self._column < 0:
+            self._column = self.index - (self._text.rfind("\n", 0, self.index) + 1)
+        return self._column
 
 
 class _Doc:
@@ -157,12 +176,11 @@ class Scalar(yaml.ScalarNode):
         return self._read_style()
 
     def _read_style(self) -> str | None:
-        tree, n = self._doc.read.tree, self._node
-        if self._is_key:
-            return "'" if tree.is_key_squo(n) else '"' if tree.is_key_dquo(n) else \
-                "|" if tree.is_key_literal(n) else ">" if tree.is_key_folded(n) else None
-        return "'" if tree.is_val_squo(n) else '"' if tree.is_val_dquo(n) else \
-            "|" if tree.is_val_literal(n) else ">" if tree.is_val_folded(n) else None
+        bits = self._doc.read.tree.type(self._node)  # one call: the node's type bits
+        for style, mask in _KEY_STYLES if self._is_key else _VAL_STYLES:
+            if bits & mask:
+                return style
+        return None
 
     @_once
     def tag(self) -> str:
@@ -170,12 +188,12 @@ class Scalar(yaml.ScalarNode):
             return _STR
         return _NULL
 
-    @property
-    def start_mark(self) -> Mark:  # type: ignore[override]
+    @_once
+    def start_mark(self) -> Mark:
         return Mark(self._doc.text, self._bounds()[0])
 
-    @property
-    def end_mark(self) -> Mark:  # type: ignore[override]
+    @_once
+    def end_mark(self) -> Mark:
         return Mark(self._doc.text, self._bounds()[1])
 
     def _bounds(self) -> tuple[int, int]:
