@@ -88,12 +88,17 @@ class Undone(dict[str, Any]):
 
 def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
-    an :class:`Undone` when tfpolicy had written to it."""
+    an :class:`Undone` when tfpolicy had written to it.
+
+    With no record to undo, that is ``template`` itself, not a copy: it is
+    only read (every stage copies what it writes), and copying every
+    template cost more than the rest of undo.
+    """
+    if not any(key in annotations_of(template) for key in (RECORD, LEGACY_RECORD)):
+        return template, []
     original = clone(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
-    if not texts:
-        return original, []
     try:
         record = decode(texts[RECORD]) if RECORD in texts else _legacy(texts, original)
     except ValueError as exc:
