@@ -7,6 +7,7 @@ the YAML layer splices into the original text.
 
 from __future__ import annotations
 
+import marshal
 import math
 from dataclasses import dataclass, field
 from enum import Enum
@@ -84,7 +85,7 @@ def _diff(current: Any, target: Any, path: Path, out: list[Edit]) -> None:
         for key, value in target.items():
             if key not in current:
                 out.append(Edit(Op.SET, (*path, key), value))
-            else:
+            elif not _surely_same(current[key], value):
                 _diff(current[key], value, (*path, key), out)
     elif isinstance(current, list) and isinstance(target, list) and len(current) == len(target):
         for index, (old, new) in enumerate(zip(current, target, strict=True)):
@@ -168,8 +169,36 @@ def _edited(node: Any, path: Path, edit: Edit) -> Any:
     return out
 
 
+def _surely_same(a: Any, b: Any) -> bool:
+    """``same(a, b)`` where it can be told in C; False is "not known", never "no".
+
+    ``==`` compares in C but takes ``1``, ``1.0`` and ``True`` for one value;
+    equal ``marshal`` bytes are equal data with its types (and key order).
+    Where either says no, or the data holds what marshal cannot write, the
+    caller looks inside. NaN is the same as NaN, as ``same`` has it, so an
+    unchanged NaN is no edit.
+    """
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is str or kind is int or kind is bool or a is None:
+        return bool(a == b)
+    if kind is float:
+        return bool(a == b) or (math.isnan(a) and math.isnan(b))
+    if (kind is dict or kind is list) and a == b:
+        try:
+            return marshal.dumps(a) == marshal.dumps(b)
+        except ValueError:  # a value marshal cannot write
+            return False
+    return False
+
+
 def same(a: Any, b: Any) -> bool:
     """Equal as data, types included (``1``, ``1.0``, ``True`` and ``"1"`` all differ)."""
+    if _surely_same(a, b):
+        return True
     kind = type(a)
     if kind is not type(b):
         return False
