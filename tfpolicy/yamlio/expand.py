@@ -18,6 +18,7 @@ import yaml
 
 from tfpolicy.rewrite.edits import Edit, Layout, Op, Path
 from tfpolicy.yamlio.aliases import Sharing, shared_below
+from tfpolicy.yamlio.rnodes import Mapping
 
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -130,6 +131,8 @@ def local_collection(doc: Doc, path: Path) -> yaml.CollectionNode | None:
 
 
 def index_of(node: yaml.Node, item: Any) -> int | None:
+    if isinstance(node, Mapping) and isinstance(item, str):
+        return node.position(item)  # rapidyaml finds it: no node made per entry
     if isinstance(node, yaml.MappingNode):
         try:
             return _keys(node).get(item)
@@ -159,4 +162,6 @@ def child(node: yaml.Node, index: int) -> yaml.Node:
 
 
 def merges(node: yaml.Node) -> bool:
+    if isinstance(node, Mapping):
+        return False  # the fast reading declines a document with a merge key
     return isinstance(node, yaml.MappingNode) and any(k.tag == _MERGE for k, _ in node.value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from collections import abc
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, overload
 
@@ -142,12 +143,12 @@ def root_node(read: Read) -> yaml.Node:
 
 def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
     """A node made once: only its parent's ``value`` (itself made once) makes it."""
-    tree = doc.read.tree
     if is_key:
         return Scalar(doc, node, is_key, key)
-    if tree.is_map(node):
+    bits = doc.read.tree.type(node)
+    if bits & ryml.MAP:
         return Mapping(doc, node)
-    if tree.is_seq(node):
+    if bits & ryml.SEQ:
         return Sequence(doc, node)
     return Scalar(doc, node, is_key, key)
 
@@ -230,6 +231,35 @@ class Scalar(yaml.ScalarNode):
         return colon.end(), colon.end()
 
 
+class _Pairs(abc.Sequence[tuple[yaml.Node, yaml.Node]]):
+    """A mapping's entries as libyaml's list of pairs, each made on first use: the splice
+    and the locator look at a few entries of a few mappings."""
+
+    __slots__ = ("_doc", "_made", "ids")
+
+    def __init__(self, doc: _Doc, node: int) -> None:
+        self._doc, self.ids = doc, _children(doc, node)
+        self._made: list[tuple[yaml.Node, yaml.Node] | None] = [None] * len(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[yaml.Node, yaml.Node]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[yaml.Node, yaml.Node]]: ...
+    def __getitem__(self, index: int | slice,
+                    ) -> tuple[yaml.Node, yaml.Node] | list[tuple[yaml.Node, yaml.Node]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self.ids)))]
+        made = self._made[index]
+        if made is None:
+            child = self.ids[index]
+            key = Scalar(self._doc, child, True, None)
+            made = self._made[index] = (key, _node(self._doc, child, False, key))
+        return made
+
+
 class Mapping(yaml.MappingNode):
     read_without_aliases = True  # the fast reading declines any document with one
 
@@ -243,24 +273,32 @@ class Mapping(yaml.MappingNode):
         return bool(self._doc.read.tree.is_flow(self._node))
 
     @_once
-    def value(self) -> list[tuple[yaml.Node, yaml.Node]]:
-        pairs: list[tuple[yaml.Node, yaml.Node]] = []
-        for child in _children(self._doc, self._node):
-            key = _node(self._doc, child, True, None)
-            assert isinstance(key, Scalar)
-            pairs.append((key, _node(self._doc, child, False, key)))
-        return pairs
+    def value(self) -> _Pairs:
+        return _Pairs(self._doc, self._node)
+
+    def position(self, key: str) -> int | None:
+        """The index of the entry whose key is ``key``, found by rapidyaml without making a
+        node of every entry (its keys are unique: the fast reading declines repeated ones;
+        an empty key is looked for the plain way)."""
+        found = self._positions.get(key, -1)
+        if found != -1:
+            return found
+        if not key:
+            found = next((i for i, (k, _) in enumerate(self.value) if k.value == key), None)
+        else:
+            child = self._doc.read.tree.find_child(self._node, key.encode("utf-8"))
+            found = None if child == _NONE else self.value.ids.index(child)
+        self._positions[key] = found
+        return found
+
+    @_once
+    def _positions(self) -> dict[str, int | None]:  # the splice walks the same paths often
+        return {}
 
     def pair(self, key: str) -> tuple[yaml.Node, yaml.Node] | None:
-        """The entry whose key is ``key``, found by rapidyaml (its keys are unique: the
-        fast reading declines repeated ones) without making a node of every entry."""
-        if "value" in self.__dict__:
-            return next(((k, v) for k, v in self.value if k.value == key), None)
-        child = self._doc.read.tree.find_child(self._node, key.encode("utf-8"))
-        if child == _NONE:
-            return None
-        name = Scalar(self._doc, child, True, None)
-        return name, _node(self._doc, child, False, name)
+        """The entry whose key is ``key`` (see ``position``)."""
+        index = self.position(key)
+        return None if index is None else self.value[index]
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
