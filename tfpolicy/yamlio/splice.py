@@ -201,9 +201,10 @@ def _before(doc: Doc, parent: yaml.MappingNode, key: Any) -> int | None:
     """The start of the line of the sibling ``key`` goes before (its comments above it
     stay with it), or ``None`` to append."""
     names = _BEFORE.get(key, ()) if isinstance(key, str) else ()
-    sibling = next((k for k, _ in parent.value if k.value in names), None)
-    if sibling is None:
+    found = [i for i in (index_of(parent, name) for name in names) if i is not None]
+    if not found:
         return None
+    sibling = parent.value[min(found)][0]
     start = line_start(doc.text, sibling.start_mark.index)
     if doc.text[start:sibling.start_mark.index].strip(" "):
         return None  # it shares its line with a "- " or "?": append instead
@@ -271,12 +272,13 @@ def _styled(new: Any, style: str | None) -> str:
 
 def indent_step(root: yaml.Node) -> int:
     """The document's mapping indentation (2 unless it nests block mappings otherwise)."""
+    aliased = not getattr(root, "read_without_aliases", False)
     stack = [root]
     while stack:
         node = stack.pop()
         if isinstance(node, yaml.MappingNode) and not node.flow_style:
             for key, value in node.value:
-                if value.start_mark.index < key.end_mark.index:
+                if aliased and value.start_mark.index < key.end_mark.index:
                     continue  # an alias: its marks are the anchor's
                 if isinstance(value, yaml.MappingNode) and not value.flow_style and value.value:
                     step = value.value[0][0].start_mark.column - key.start_mark.column
