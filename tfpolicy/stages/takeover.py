@@ -30,8 +30,18 @@ def target(
         return None, refused
     cap, notes = enabled_replicas(settings, ctx)
     wanted = {ISOLATION: "shared", **cap, **placement_annotations(settings)}
-    result, stamped = stamp(clone(original), Writes({ENABLED: "true"}, wanted))
+    result, stamped = stamp(_metadata_copied(original), Writes({ENABLED: "true"}, wanted))
     return result, notes + stamped + _mig_slices(original, ctx)
+
+
+def _metadata_copied(original: dict[str, Any]) -> dict[str, Any]:
+    """``original`` with its metadata copied, the only part takeover writes (its labels and
+    annotations, and the record's layout the engine adds); the rest is shared, only read,
+    so the diff finds it unchanged at a glance."""
+    result = dict(original)
+    if "metadata" in result:
+        result["metadata"] = clone(result["metadata"])
+    return result
 
 
 def _mig_slices(original: dict[str, Any], ctx: StageContext) -> list[Note]:
