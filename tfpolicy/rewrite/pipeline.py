@@ -72,10 +72,12 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
     index = 0
     for raw in docs:
         _check_size(raw, file)
-        if not markers.found_in(raw.text) and _passes(raw.text):
-            yield DocOutcome(raw.text, False, [], [])
-            index += _has_content(raw.text)
-            continue
+        if not markers.found_in(raw.text):
+            first = _FIRST_CONTENT.search(raw.text)
+            if _passes(raw.text, first):
+                yield DocOutcome(raw.text, False, [], [])
+                index += first is not None
+                continue
         parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
         if parsed.node is None:
             yield DocOutcome(raw.text, False, [], [])
@@ -131,22 +133,19 @@ def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
     return locate
 
 
-def _has_content(text: str) -> int:
-    return 1 if _FIRST_CONTENT.search(text) else 0
-
-
-def _passes(text: str) -> bool:
+def _passes(text: str, first: re.Match[str] | None) -> bool:
     """A document no policy reads that is surely well-formed: kept as text, never constructed.
 
-    One with no content at all (comments, a bare ``---``) is an empty
-    document, which kubectl skips.
+    ``first``: where its content starts (``_FIRST_CONTENT``). One with no
+    content at all (comments, a bare ``---``) is an empty document, which
+    kubectl skips.
     """
-    if _FIRST_CONTENT.search(text) is None:
+    if first is None:
         return True
-    return not _suspicious(text) and yamlio.cleared(text)
+    return not _suspicious(text, first) and yamlio.cleared(text)
 
 
-def _suspicious(text: str) -> bool:
+def _suspicious(text: str, first: re.Match[str]) -> bool:
     """Not obviously a mapping, template syntax, or a marker that may hide: worth a parse.
 
     Plain and single-quoted scalars spell their text literally; only a
@@ -155,9 +154,6 @@ def _suspicious(text: str) -> bool:
     """
     if "\\" in text and '"' in text:
         return True  # an escape in double quotes can spell a marker: "nvidia.com\x2Fgpu"
-    first = _FIRST_CONTENT.search(text)
-    if first is None:
-        return False
     if not _MAPPING_START.match(first.group(0)):
         return True
     if "&" in text and _ALIAS.search(text):

@@ -37,7 +37,7 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 import yaml
 
-from tfpolicy.yamlio.screen import document_root, json_of, libyaml_only, stderr_silenced
+from tfpolicy.yamlio.screen import document_root, json_of, libyaml_only, quietly
 
 _STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -131,8 +131,7 @@ def _parse(text: str, screened: str) -> tuple[bytes, bytearray, Any, int] | None
         return None
     buffer = bytearray(source)
     try:
-        with stderr_silenced():
-            tree = ryml.parse_in_place(buffer)
+        tree = quietly(ryml.parse_in_place, buffer)
     except Exception:  # any refusal: libyaml says what is wrong, and where
         return None
     root = document_root(tree)

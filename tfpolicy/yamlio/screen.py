@@ -27,8 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import ryml  # type: ignore[import-untyped]
@@ -82,8 +81,7 @@ def cleared(text: str) -> bool:
     if libyaml_only(text):
         return False
     try:
-        with stderr_silenced():
-            tree = ryml.parse_in_arena(text.encode("utf-8"))
+        tree = quietly(ryml.parse_in_arena, text.encode("utf-8"))
     except Exception:  # any refusal sends the document to libyaml
         return False
     root = document_root(tree)
@@ -127,16 +125,17 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
         raise ValueError("repeated key")
 
 
-@contextmanager
-def stderr_silenced() -> Iterator[None]:
-    """rapidyaml's error handler writes to descriptor 2 itself; nothing of it must show."""
+def quietly(parse: Callable[[Any], Any], source: Any) -> Any:
+    """``parse(source)``: rapidyaml's error handler writes to descriptor 2 itself, so it is
+    pointed at ``/dev/null`` for the call (a plain function: a context manager's generator
+    cost more than the two ``dup2`` on every document)."""
     if not _quiet:
         _quiet.append(os.open(os.devnull, os.O_WRONLY))
     # No Python code writes while it is pointed away, so nothing buffered is lost.
     saved = os.dup(2)
     os.dup2(_quiet[0], 2)
     try:
-        yield
+        return parse(source)
     finally:
         os.dup2(saved, 2)
         os.close(saved)
