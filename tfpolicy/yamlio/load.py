@@ -168,43 +168,52 @@ def load_all(text: str, *, file: str) -> list[Any]:
 
 
 def locate(node: yaml.Node | None, path: tuple[str | int, ...]) -> tuple[int, int]:
-    """0-based (line, column) of the deepest node on ``path``.
+    """0-based (line, column) of the deepest node on ``path`` that can be placed.
 
     A mapping entry is located at its key, unless its value is a scalar on
     the key's line: then at the value, which is what a message about a bad
-    value points to.
+    value points to. The path is walked first and only the place reported
+    is measured (a mark of rapidyaml's tree costs more than the walk); where
+    rapidyaml's tree cannot place it, the entry above it is reported.
     """
     if node is None:
         return 0, 0
-    where = node.start_mark
+    root = node
+    steps: list[tuple[yaml.Node | None, yaml.Node]] = []
     for item in path:
-        try:
-            step = _step(node, item)
-        except rnodes.NeedsLibyaml:  # a value rapidyaml's tree cannot place: its key it is
-            break
+        step = _step(node, item)
         if step is None:
             break
-        where, node = step
+        steps.append(step)
+        node = step[1]
+    for key, value in reversed(steps):
+        try:
+            where = _mark(key, value)
+        except rnodes.NeedsLibyaml:  # a value rapidyaml's tree cannot place: the one above
+            continue
+        return int(where.line), int(where.column)
+    where = root.start_mark
     return int(where.line), int(where.column)
 
 
-def _step(node: yaml.Node, item: str | int) -> tuple[Any, yaml.Node] | None:
-    """The mark and node one step down ``item``, or ``None`` when there is none."""
+def _step(node: yaml.Node, item: str | int) -> tuple[yaml.Node | None, yaml.Node] | None:
+    """The key (``None`` for a sequence item) and node one step down ``item``, if any."""
     if isinstance(node, rnodes.Mapping) and isinstance(item, str):
-        pair: tuple[yaml.Node, yaml.Node] | None = node.pair(item)
-    elif isinstance(node, yaml.MappingNode):
-        pair = next(((k, v) for k, v in node.value if k.value == item), None)
+        return node.pair(item)
     if isinstance(node, yaml.MappingNode):
-        if pair is None:
-            return None
-        key, value = pair
-        if isinstance(value, yaml.ScalarNode):
-            try:
-                if value.start_mark.line == key.start_mark.line:
-                    return value.start_mark, value
-            except rnodes.NeedsLibyaml:  # a block scalar: its key it is
-                pass
-        return key.start_mark, value
+        return next(((k, v) for k, v in node.value if k.value == item), None)
     if isinstance(node, yaml.SequenceNode) and isinstance(item, int) and item < len(node.value):
-        return node.value[item].start_mark, node.value[item]
+        return None, node.value[item]
     return None
+
+
+def _mark(key: yaml.Node | None, value: yaml.Node) -> Any:
+    if key is None:
+        return value.start_mark
+    if isinstance(value, yaml.ScalarNode):
+        try:
+            if value.start_mark.line == key.start_mark.line:
+                return value.start_mark
+        except rnodes.NeedsLibyaml:  # a block scalar: its key it is
+            pass
+    return key.start_mark
