@@ -154,6 +154,6 @@ def is_gpu_workload(template: Any, gpus: GpuResources,
                     hami_names: frozenset[str] = frozenset(HAMI_RESOURCES)) -> bool:
     """Asks for a GPU, or a HAMi share of one (by its chart's names or a policy's), or
     carries tfpolicy's record."""
-    has_record = any(key in annotations_of(template) for key in RECORDS)
-    hami = asks_for_gpu(gpu_usage(template, hami_names))
-    return has_record or hami or asks_for_gpu(gpu_usage(template, gpus))
+    return (any(key in annotations_of(template) for key in RECORDS)
+            or asks_for_gpu(gpu_usage(template, gpus))
+            or asks_for_gpu(gpu_usage(template, hami_names)))
