@@ -135,3 +135,19 @@ def test_the_marker_anchors_find_what_a_test_per_marker_finds(markers: list[str]
     found = Markers.of(tuple(markers)).found_in(text)
     assert found == any(m in text for m in markers)
 
+
+
+def test_json_longer_than_the_buffer_guess_is_written_again_whole() -> None:
+    import json
+
+    import ryml  # type: ignore[import-untyped]
+
+    # One-space indents under one-letter keys: the JSON, indented by two and quoted, is
+    # more than twice as long as the YAML.
+    text = "".join(f"{' ' * d}k{d}:\n" for d in range(60)) + " " * 60 + "v: 1\n"
+    tree = ryml.parse_in_arena(text.encode())
+    small, roomy = screen.json_of(tree, tree.root_id(), 0), screen.json_of(tree, tree.root_id(),
+                                                                           10 * len(text))
+    assert len(small) > 2 * len(text) + 512
+    assert small == roomy and json.loads(small)["k0"]["k1"]["k2"]
+    assert fast.read(text) is not None and screen.cleared(text)

@@ -90,7 +90,7 @@ def read(text: str, *, screened: str = "") -> Read | None:
     if parsed is None:
         return None
     source, buffer, tree, root = parsed
-    data = _data(tree, root)
+    data = _data(tree, root, len(source))
     if data is None:
         return None
     return Read(data, text, source, buffer, tree, root)
@@ -118,7 +118,7 @@ def surely_reads_as(text: str, intended: Any, screened: str) -> bool:
         expected = _JSON.encode(intended).encode("utf-8")
     except (TypeError, ValueError, UnicodeEncodeError):  # nan, a lone surrogate, no JSON type
         return False
-    return _LAYOUT.sub(b"", json_of(tree, root)) == expected
+    return _LAYOUT.sub(b"", json_of(tree, root, len(parsed[0]))) == expected
 
 
 def _parse(text: str, screened: str) -> tuple[bytes, bytearray, Any, int] | None:
@@ -202,9 +202,9 @@ def _typed_otherwise(text: str) -> bool:
     return False
 
 
-def _data(tree: Any, root: int) -> Any:
+def _data(tree: Any, root: int, size_hint: int) -> Any:
     try:
-        return json.loads(json_of(tree, root), object_pairs_hook=_unique, parse_int=_int,
+        return json.loads(json_of(tree, root, size_hint), object_pairs_hook=_unique, parse_int=_int,
                           parse_float=_float, parse_constant=_refuse)
     except Exception:  # a repeated key, a number not in canonical form, JSON it could not write
         return None

@@ -89,7 +89,7 @@ def cleared(text: str) -> bool:
         return True  # only comments, or nothing
     if root < 0 or not tree.is_map(root):
         return False
-    return _keys_unique(tree)
+    return _keys_unique(tree, len(text))
 
 
 def document_root(tree: Any) -> int | None:
@@ -104,19 +104,31 @@ def document_root(tree: Any) -> int | None:
     return None if tree.num_children(root) == 0 else -1
 
 
-def _keys_unique(tree: Any) -> bool:
+def _keys_unique(tree: Any, size_hint: int) -> bool:
     try:
-        json.loads(json_of(tree, tree.root_id()), object_pairs_hook=_unique_pairs)
+        json.loads(json_of(tree, tree.root_id(), size_hint), object_pairs_hook=_unique_pairs)
     except Exception:  # a repeated key, or JSON it could not write
         return False
     return True
 
 
-def json_of(tree: Any, node: int) -> bytearray:
+def json_of(tree: Any, node: int, size_hint: int) -> bytearray:
     """The tree's JSON from ``node`` down, in a buffer of ours: ``emit_json_malloc``'s is
-    never freed (~30 MB per 10,000 documents of the bench corpus)."""
-    buffer = bytearray(ryml.compute_json_length(tree, node))
-    ryml.emit_json_in_place(tree, buffer, node)
+    never freed (~30 MB per 10,000 documents of the bench corpus).
+
+    Written at once into a buffer sized from ``size_hint`` (the YAML's length:
+    the JSON, indented alike, is seldom twice as long); only when it does not
+    fit is it written again at the size rapidyaml says. Measuring first cost
+    a second pass over the tree for every document.
+    """
+    buffer = bytearray(2 * size_hint + 512)
+    failed, size = ryml.emit_json_to_substr(tree, node, buffer)
+    if failed:
+        buffer = bytearray(size)
+        failed, size = ryml.emit_json_to_substr(tree, node, buffer)
+        if failed:
+            raise ValueError("rapidyaml wrote no JSON for this tree")
+    del buffer[size:]
     return buffer
 
 
