@@ -11,16 +11,17 @@ libyaml way; so a position is either libyaml's own or not given at all.
 
 from __future__ import annotations
 
-import ctypes
 import re
 from collections import abc
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, overload
 
 import ryml  # type: ignore[import-untyped]
 import yaml
 
 from tfpolicy.yamlio.fast import Read
+from tfpolicy.yamlio.marks import Mark, NeedsLibyaml, ReadText, once
+
+__all__ = ["Mapping", "NeedsLibyaml", "Scalar", "Sequence", "root_node", "screened_text"]
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -35,102 +36,6 @@ _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
 
 
-_T = TypeVar("_T")
-
-
-class _once(Generic[_T]):  # lower case: a decorator, as property is
-    """A property computed on first read and then kept as a plain instance attribute.
-
-    ``functools.cached_property`` does the same but takes a lock on every
-    first read (Python 3.11), which cost more than the value on these nodes.
-    """
-
-    def __init__(self, func: Callable[[Any], _T]) -> None:
-        self.func, self.name = func, func.__name__
-
-    @overload
-    def __get__(self, obj: None, owner: type) -> _once[_T]: ...
-    @overload
-    def __get__(self, obj: object, owner: type) -> _T: ...
-    def __get__(self, obj: object | None, owner: type) -> _once[_T] | _T:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.func(obj)
-        return value
-
-
-class NeedsLibyaml(ValueError):
-    """This position is not known from rapidyaml's tree: read the document with libyaml."""
-
-
-class _PyBuffer(ctypes.Structure):
-    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
-                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
-                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
-                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
-                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
-
-
-_get_buffer = ctypes.pythonapi.PyObject_GetBuffer
-_get_buffer.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
-_release = ctypes.pythonapi.PyBuffer_Release
-_release.argtypes = [ctypes.POINTER(_PyBuffer)]
-
-
-def _address(view: Any) -> int:
-    """Where a buffer's bytes are in memory (the ``ryml`` views expose no offset)."""
-    info = _PyBuffer()
-    _get_buffer(view, ctypes.byref(info), 0)
-    try:
-        return int(info.buf or 0)
-    finally:
-        _release(ctypes.byref(info))
-
-
-class Mark:
-    """The part of ``yaml.Mark`` the splice reads: index, line and column (0-based).
-
-    The line and column are counted on first read: the splice mostly asks
-    for the index alone.
-    """
-
-    __slots__ = ("_column", "_line", "_text", "index")
-
-    def __init__(self, text: str, index: int) -> None:
-        self._text, self.index = text, index
-        self._line = self._column = -1
-
-    @property
-    def line(self) -> int:
-        if self._line < 0:
-            self._line = self._text.count("\n", 0, self.index)
-        return self._line
-
-    @property
-    def column(self) -> int:
-        if self._column < 0:
-            self._column = self.index - (self._text.rfind("\n", 0, self.index) + 1)
-        return self._column
-
-
-class _Doc:
-    """One read document: turns a view into an index of its text."""
-
-    def __init__(self, read: Read) -> None:
-        self.read = read
-        self.text = read.text
-        self.base = _address(memoryview(read.buffer))
-        self.ascii = read.text.isascii()
-
-    def index_of_view(self, view: Any) -> int:
-        offset = _address(view) - self.base
-        if not 0 <= offset <= len(self.read.buffer):
-            raise NeedsLibyaml("a scalar rapidyaml rewrote outside the buffer")
-        if self.ascii:
-            return offset
-        return len(self.read.source[:offset].decode("utf-8", "surrogatepass"))
-
-
 def screened_text(node: yaml.Node | None) -> str:
     """The text the fast reading screened and read, for a node it made; else empty."""
     return node._doc.text if isinstance(node, Mapping | Sequence | Scalar) else ""
@@ -138,10 +43,10 @@ def screened_text(node: yaml.Node | None) -> str:
 
 def root_node(read: Read) -> yaml.Node:
     """The document's root mapping, as a libyaml-shaped node."""
-    return _node(_Doc(read), read.root, False, None)
+    return _node(ReadText(read), read.root, False, None)
 
 
-def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
+def _node(doc: ReadText, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
     """A node made once: only its parent's ``value`` (itself made once) makes it."""
     if is_key:
         return Scalar(doc, node, is_key, key)
@@ -153,12 +58,12 @@ def _node(doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> yaml.Node:
     return Scalar(doc, node, is_key, key)
 
 
-def _children(doc: _Doc, node: int) -> list[int]:
+def _children(doc: ReadText, node: int) -> list[int]:
     return [int(c) for c in ryml.children(doc.read.tree, node)]
 
 
 class Scalar(yaml.ScalarNode):
-    def __init__(self, doc: _Doc, node: int, is_key: bool, key: Scalar | None) -> None:
+    def __init__(self, doc: ReadText, node: int, is_key: bool, key: Scalar | None) -> None:
         self._doc, self._node, self._is_key, self._key = doc, node, is_key, key
         self._span: tuple[int, int] | None = None
 
@@ -167,12 +72,12 @@ class Scalar(yaml.ScalarNode):
         return tree.key(self._node) if self._is_key else tree.val(self._node)
 
     # Read once, then an attribute like libyaml's (the splice asks often).
-    @_once
+    @once
     def value(self) -> str:
         view = self._view()
         return "" if view is None else bytes(view).decode("utf-8")
 
-    @_once
+    @once
     def style(self) -> str | None:
         return self._read_style()
 
@@ -183,17 +88,17 @@ class Scalar(yaml.ScalarNode):
                 return style
         return None
 
-    @_once
+    @once
     def tag(self) -> str:
         if self._is_key or self.style is not None or self.value not in ("", "null"):
             return _STR
         return _NULL
 
-    @_once
+    @once
     def start_mark(self) -> Mark:
         return Mark(self._doc.text, self._bounds()[0])
 
-    @_once
+    @once
     def end_mark(self) -> Mark:
         return Mark(self._doc.text, self._bounds()[1])
 
@@ -237,7 +142,7 @@ class _Pairs(abc.Sequence[tuple[yaml.Node, yaml.Node]]):
 
     __slots__ = ("_doc", "_made", "ids")
 
-    def __init__(self, doc: _Doc, node: int) -> None:
+    def __init__(self, doc: ReadText, node: int) -> None:
         self._doc, self.ids = doc, _children(doc, node)
         self._made: list[tuple[yaml.Node, yaml.Node] | None] = [None] * len(self.ids)
 
@@ -263,16 +168,16 @@ class _Pairs(abc.Sequence[tuple[yaml.Node, yaml.Node]]):
 class Mapping(yaml.MappingNode):
     read_without_aliases = True  # the fast reading declines any document with one
 
-    def __init__(self, doc: _Doc, node: int) -> None:
+    def __init__(self, doc: ReadText, node: int) -> None:
         self._doc, self._node = doc, node
 
     tag = _MAP
 
-    @_once
+    @once
     def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @_once
+    @once
     def value(self) -> _Pairs:
         return _Pairs(self._doc, self._node)
 
@@ -291,7 +196,7 @@ class Mapping(yaml.MappingNode):
         self._positions[key] = found
         return found
 
-    @_once
+    @once
     def _positions(self) -> dict[str, int | None]:  # the splice walks the same paths often
         return {}
 
@@ -313,16 +218,16 @@ class Mapping(yaml.MappingNode):
 
 
 class Sequence(yaml.SequenceNode):
-    def __init__(self, doc: _Doc, node: int) -> None:
+    def __init__(self, doc: ReadText, node: int) -> None:
         self._doc, self._node = doc, node
 
     tag = _SEQ
 
-    @_once
+    @once
     def flow_style(self) -> bool:
         return bool(self._doc.read.tree.is_flow(self._node))
 
-    @_once
+    @once
     def value(self) -> list[yaml.Node]:
         return [_node(self._doc, c, False, None) for c in _children(self._doc, self._node)]
 
