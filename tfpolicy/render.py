@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 from tfpolicy import __version__
 from tfpolicy.findings import Finding, Severity, sorted_findings
@@ -100,6 +99,10 @@ def junit(findings: list[Finding]) -> str:
 
 
 def _junit_case(f: Finding) -> str:
+    # Imported here: xml.sax.saxutils pulls in urllib and http.client, a sixth of the
+    # start-up of every command, for the one format that needs it.
+    from xml.sax.saxutils import escape, quoteattr
+
     name = quoteattr(f"{_where(f)} {f.resource or ''} {f.rule}".replace("  ", " "))
     head = f"    <testcase classname={quoteattr(f.file or '-')} name={name}"
     if f.severity is Severity.INFO:
