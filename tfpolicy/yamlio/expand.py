@@ -51,6 +51,8 @@ def expansions(doc: Doc, edits: list[Edit]) -> set[Path]:
     one that removes an anchored node would leave them dangling: those
     users are expanded (with their unchanged value) too.
     """
+    if isinstance(doc.root, Mapping) and "[" not in doc.text and "{" not in doc.text:
+        return set()  # read by rapidyaml (no alias, no merge key), and no flow collection
     found: set[Path] = set()
     for edit in edits:
         through = _through(doc, edit)
