@@ -17,16 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-INVENTORY = """\
-apiVersion: tfpolicy.dev/v1alpha1
-kind: Inventory
-metadata: {name: one-node}
-spec:
-  defaultPool: pool
-  pools:
-    - name: pool
-      nodeGroups: [{name: n, count: 1, gpusPerNode: 2, model: A100_SXM_80G}]
-"""
+from tests.plan.inventories import one_node
+
+INVENTORY = one_node(2)
 
 
 def _deployment(name: str, surge: int, unavailable: int) -> str:

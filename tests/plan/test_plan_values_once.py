@@ -13,16 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-INVENTORY = """\
-apiVersion: tfpolicy.dev/v1alpha1
-kind: Inventory
-metadata: {name: one-node}
-spec:
-  defaultPool: pool
-  pools:
-    - name: pool
-      nodeGroups: [{name: n, count: 1, gpusPerNode: 4, model: A100_SXM_80G}]
-"""
+from tests.plan.inventories import one_node
+
+INVENTORY = one_node(4)
 MANIFESTS = """\
 apiVersion: apps/v1
 kind: Deployment
