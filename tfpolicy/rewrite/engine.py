@@ -9,7 +9,7 @@ from that original, and diff. So ``apply(apply(x)) == apply(x)`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.findings import Finding, ResourceRef, Severity
@@ -40,6 +40,13 @@ class PolicySet:
     gpus: GpuResources
     registry: Registry
     hami: frozenset[str] = frozenset(HAMI_RESOURCES)  # HAMi's names, a policy's renamed ones too
+    # markers(), made once: the pipeline asks for them per file (fix reads thousands).
+    _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        markers = (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
+                   *self.registry.markers(), OWN)
+        object.__setattr__(self, "_markers", markers)
 
     @classmethod
     def of(cls, policies: list[Policy]) -> PolicySet:
@@ -52,8 +59,7 @@ class PolicySet:
 
     def markers(self) -> tuple[str, ...]:
         """A document containing none of these cannot be a GPU workload."""
-        return (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
-                *self.registry.markers(), OWN)
+        return self._markers
 
 
 @dataclass(frozen=True, slots=True)
