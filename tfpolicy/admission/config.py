@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfpolicy.admission.native import HAMI_SHARES
 from tfpolicy.admission.resources import Resources
 from tfpolicy.gpus.resources import GpuResources, Provider
 
@@ -102,6 +103,9 @@ class WebhookConfig:
     ``providers`` None means the chart's NVIDIA provider, ``()`` none loaded.
     ``failure_policy`` ``Ignore`` admits a pod unchanged when the webhook
     errors (``mutating-webhook.yaml:13``; the chart's value is ``Fail``).
+    ``hami_shares``: the names of HAMi's share resources (cores, memory,
+    memory percentage) whose container HAMi's own webhook gives a GPU; the
+    chart's, plus those the run's policies rename (``spec.hami``).
     The mappings make the record unhashable; it is still immutable by
     convention.
     """
@@ -116,6 +120,7 @@ class WebhookConfig:
     providers: tuple[Provider, ...] | None = None
     profiles: Mapping[tuple[str, str], ProfileSpec] = field(default_factory=dict)
     failure_policy: str = "Fail"
+    hami_shares: frozenset[str] = HAMI_SHARES
 
     @property
     def resources(self) -> GpuResources:

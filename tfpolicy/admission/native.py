@@ -97,17 +97,22 @@ def native_gpus(pod: Mapping[str, Any], names: GpuResources) -> NativeGpus:
 # mutateContainerResource: a container whose *limits* hold gpucores, gpumem or
 # gpumem-percentage but not the count name (nvidia.com/gpu, config.go:301) gets
 # defaultGPUNum of it (1 in the chart); requests and the priority resource do not count.
+# The chart may rename the shares (the policy's `spec.hami` says so, read by the caller)
+# and the count too (value `resourceName`), which tfpolicy does not model: the count
+# stays the chart's.
 _HAMI_COUNT = "nvidia.com/gpu"
-_HAMI_SHARES = frozenset({HAMI_CORES, HAMI_MEMORY, HAMI_MEMORY_PERCENT})
+HAMI_SHARES = frozenset({HAMI_CORES, HAMI_MEMORY, HAMI_MEMORY_PERCENT})
 
 
-def hami_default_gpus(pod: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
-    """Per container, the GPUs HAMi's webhook adds to one that asks only for a HAMi share:
-    under HAMi (and the device plugin it wraps) the pod holds those cards."""
+def hami_default_gpus(pod: Mapping[str, Any],
+                      shares: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    """Per container, the GPUs HAMi's webhook adds to one whose limits ask only for a HAMi
+    share (one of ``shares``): under HAMi (and the device plugin it wraps) the pod holds
+    those cards."""
     found = []
     for container in containers(pod):
         names = {name for name, _ in _items((container.get("resources") or {}).get("limits"))}
-        if names & _HAMI_SHARES and _HAMI_COUNT not in names:
+        if names & shares and _HAMI_COUNT not in names:
             found.append((str(container.get("name", "")), HAMI_DEFAULT_GPUS))
     return tuple(found)
 

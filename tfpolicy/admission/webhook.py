@@ -43,12 +43,12 @@ def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     if labels.get(keys.ENABLED) == keys.TRUE:
         return _tensor_fusion(submitted, copy.deepcopy(submitted), Decision.TENSOR_FUSION, ctx)
     if not has_gpu_request(submitted, ctx.webhook.resources):
-        return _with_hami(Admission(Decision.UNTOUCHED, submitted, reason="not a GPU pod"))
+        return _with_hami(Admission(Decision.UNTOUCHED, submitted, reason="not a GPU pod"), ctx)
     verdict = should_auto_migrate(
         ctx.webhook.auto_migration, ctx.namespace, labels, ctx.webhook.namespace_labels,
     )
     if not verdict.migrate:
-        return _with_hami(_not_migrated(submitted, verdict.reason, ctx))
+        return _with_hami(_not_migrated(submitted, verdict.reason, ctx), ctx)
     pod = copy.deepcopy(submitted)
     meta = pod["metadata"]
     meta.setdefault("labels", {})[keys.ENABLED] = keys.TRUE
@@ -58,13 +58,13 @@ def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     return _tensor_fusion(submitted, pod, Decision.MIGRATED, ctx)
 
 
-def _with_hami(admission: Admission) -> Admission:
+def _with_hami(admission: Admission, ctx: AdmissionContext) -> Admission:
     """An unmutated pod, noting the cards HAMi's webhook gives its containers that ask only
     for a HAMi share: no GPU to TensorFusion's webhook, but the pod holds them."""
     assert admission.pod is not None
     notes = tuple(f"container {name!r} asks HAMi only for a share: HAMi's webhook gives it "
                   f"{count} GPU, which it holds until rightsize converts the share"
-                  for name, count in hami_default_gpus(admission.pod))
+                  for name, count in hami_default_gpus(admission.pod, ctx.webhook.hami_shares))
     return replace(admission, notes=admission.notes + notes) if notes else admission
 
 

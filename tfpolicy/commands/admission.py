@@ -26,9 +26,12 @@ from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
+from tfpolicy.plan.webhook import with_hami
+from tfpolicy.policy.config import find_config
+from tfpolicy.policy.model import Policy
 from tfpolicy.rewrite.edits import Path as EditPath
 from tfpolicy.rewrite.engine import objects
-from tfpolicy.sources import manifest_files, read_text
+from tfpolicy.sources import load_policy_set, manifest_files, read_text
 
 _GROUP = "tensor-fusion.ai/"
 OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
@@ -138,18 +141,23 @@ def _pools(given: tuple[WebhookPool, ...],
 
 
 @click.command()
+@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
+              help="Policy file or built-in name (repeatable) whose `spec.hami` names the "
+                   "cluster's HAMi resources; default: .tfpolicy.yaml, if there is one.")
 @operator_options
 @click.option("-o", "--output", default=None, metavar="DIR|-",
               help="Write the admitted Pod of each pod template to DIR, or - for stdout.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.argument("paths", nargs=-1, type=click.Path())
-def admission(values: str | None, namespaces: str | None, operator: tuple[str, ...],
-              namespace: str, output: str | None, fmt: str, paths: tuple[str, ...]) -> int:
+def admission(policies: tuple[str, ...], values: str | None, namespaces: str | None,
+              operator: tuple[str, ...], namespace: str, output: str | None, fmt: str,
+              paths: tuple[str, ...]) -> int:
     """Simulate the TensorFusion webhook on every pod template; exit 1 if any pod is rejected."""
+    loaded = _policies(policies)
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
-    webhook = cluster_webhook(values, namespaces, docs, operator, namespace)
+    webhook = with_hami(cluster_webhook(values, namespaces, docs, operator, namespace), loaded)
     try:
         items = admit_all(docs, webhook, namespace)
     except PlaceholderError as exc:
@@ -165,6 +173,18 @@ def admission(values: str | None, namespaces: str | None, operator: tuple[str, .
         sys.stdout.write(yamlio.dump_documents([i.admission.pod for i in items
                                                 if i.admission.pod is not None]))
     return ExitCode.FINDINGS if _rejected(items) else ExitCode.OK
+
+
+def _policies(refs: tuple[str, ...]) -> tuple[Policy, ...]:
+    """The policies given, else the project's (``.tfpolicy.yaml``), else none: admission
+    reads only their ``spec.hami`` (the cluster's HAMi names); an invalid one exits 2."""
+    given, base = list(refs), Path(".")
+    if not refs:
+        config = find_config(Path.cwd())
+        if config is None:
+            return ()
+        given, base = list(config.policies), config.base
+    return load_policy_set(given, base).policies
 
 
 def _rejected(items: list[Admitted]) -> int:

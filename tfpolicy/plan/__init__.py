@@ -18,7 +18,7 @@ from tfpolicy.plan.ladder import (
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport, Summary
 from tfpolicy.plan.simulate import MAX_PODS, PlanInput, TooManyPods, run_plan
 from tfpolicy.plan.units import Document
-from tfpolicy.plan.webhook import admission_pools, model_capacities
+from tfpolicy.plan.webhook import admission_pools, model_capacities, with_hami
 
 __all__ = [
     "DEFAULT_LADDER",
@@ -40,4 +40,5 @@ __all__ = [
     "plan_steps",
     "run_plan",
     "step_documents",
+    "with_hami",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.admission import AllocationRequest
-from tfpolicy.admission.native import hami_default_gpus, native_gpus
+from tfpolicy.admission.native import HAMI_SHARES, hami_default_gpus, native_gpus
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.scheduler import Isolation, PodKind, PodRequest
 
@@ -37,11 +37,13 @@ def tf_request(name: str, workload: str, alloc: AllocationRequest) -> PodRequest
 
 
 def native_request(name: str, namespace: str, workload: str, pod: Mapping[str, Any],
-                   resources: GpuResources) -> PodRequest | None:
+                   resources: GpuResources,
+                   hami_shares: frozenset[str] = HAMI_SHARES) -> PodRequest | None:
     """A device-plugin pod for the pod's native GPU limits, and the cards HAMi's webhook
-    gives a container that asks only for a HAMi share; None when it asks for no GPU."""
+    gives a container that asks only for a HAMi share (one of ``hami_shares``, by default
+    the chart's names); None when it asks for no GPU."""
     found = native_gpus(pod, resources)
-    count = found.count + sum(n for _, n in hami_default_gpus(pod))
+    count = found.count + sum(n for _, n in hami_default_gpus(pod, hami_shares))
     if count <= 0:
         return None
     return PodRequest(name, namespace, workload, PodKind.DEVICE_PLUGIN, count=count,

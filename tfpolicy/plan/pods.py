@@ -98,7 +98,8 @@ def _unmutated(name: str, unit: Unit, admission: Admission,
     if admission.decision in _TAKEN and admission.allocation is not None:
         return tf_request(name, unit.key, admission.allocation)
     assert admission.pod is not None
-    return native_request(name, unit.namespace, unit.key, admission.pod, webhook.resources)
+    return native_request(name, unit.namespace, unit.key, admission.pod, webhook.resources,
+                          webhook.hami_shares)
 
 
 def _warnings(unit: Unit, first: Admission, no_gpu: int) -> tuple[str, ...]:

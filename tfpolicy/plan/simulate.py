@@ -22,6 +22,7 @@ from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
 from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
 from tfpolicy.plan.templates import StepCache, step_templates
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
+from tfpolicy.plan.webhook import with_hami
 from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.scheduler import (
@@ -73,8 +74,9 @@ class _State:
 def run_plan(given: PlanInput) -> Plan:
     docs, policies = list(given.documents), [dict(p) for p in given.policies]
     left_out: list[str] = []
-    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given,
-                      left_out)
+    loaded = policy_set(policies, given.file, given.webhook.resources)
+    given = replace(given, webhook=with_hami(given.webhook, loaded.policies))
+    units = gpu_units(docs, loaded, given, left_out)
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State(left_out=tuple(left_out))
     start = _start(docs, units, allocator, state, given)

@@ -1,4 +1,5 @@
-"""The webhook's pools and model capacities, from the inventory the plan runs on (§1.2).
+"""The webhook's pools and model capacities, from the inventory the plan runs on (§1.2),
+and the HAMi share names, from the policies.
 
 The webhook resolves a pod without ``tensor-fusion.ai/gpupool`` to the pool
 annotated ``is-default-pool``; in the compact inventory that is
@@ -9,7 +10,11 @@ are rejected with ``gpu pool not found``, as upstream.
 
 from __future__ import annotations
 
-from tfpolicy.admission import ModelCapacity, Pool
+from collections.abc import Iterable
+from dataclasses import replace
+
+from tfpolicy.admission import ModelCapacity, Pool, WebhookConfig
+from tfpolicy.policy.model import Policy
 from tfpolicy.scheduler import Inventory
 
 
@@ -30,3 +35,18 @@ def model_capacities(inventory: Inventory) -> dict[str, ModelCapacity]:
     for gpu in sorted(inventory.gpus, key=lambda g: g.name):
         found.setdefault(gpu.model, ModelCapacity(f"{gpu.tflops}m", f"{gpu.vram}Mi"))
     return found
+
+
+def with_hami(webhook: WebhookConfig, policies: Iterable[Policy]) -> WebhookConfig:
+    """``webhook``, also knowing the HAMi share names the policies rename (``spec.hami``, at
+    the top or in an override): HAMi's own webhook gives a container asking for those
+    alone a GPU, as for the chart's names. Each policy's names count, whichever template
+    it owns: one cluster runs one HAMi, so the names are the cluster's."""
+    declared = {name for policy in policies
+                for settings in (policy.settings, *(o.settings for o in policy.overrides))
+                if settings.hami is not None
+                for name in (settings.hami.memory, settings.hami.memory_percent,
+                             settings.hami.cores)}
+    if declared <= webhook.hami_shares:
+        return webhook
+    return replace(webhook, hami_shares=webhook.hami_shares | declared)
