@@ -10,12 +10,20 @@ reserves per GPU.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.plan import Document, PlanInput, Rung, Step, plan_steps, step_documents
+from tfpolicy.plan import (
+    Document,
+    PlanInput,
+    Rung,
+    Step,
+    plan_steps,
+    step_documents,
+    with_hami,
+)
 from tfpolicy.plan.ladder import policy_set
 from tfpolicy.plan.pods import unit_pods
 from tfpolicy.plan.simulate import gpu_units
@@ -63,7 +71,9 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
     documents = step_documents(policies, step)
     found = policy_set(documents, given.file, given.webhook.resources)
     docs = list(given.documents)
-    units = gpu_units(docs, policy_set(policies, given.file, given.webhook.resources), given)
+    loaded = policy_set(policies, given.file, given.webhook.resources)
+    given = replace(given, webhook=with_hami(given.webhook, loaded.policies))  # as run_plan
+    units = gpu_units(docs, loaded, given)
     templates, _ = step_templates(docs, units, found, given.namespace)
     workloads = []
     for unit in units:
