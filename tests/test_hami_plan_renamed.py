@@ -171,3 +171,13 @@ def test_the_golden_case_matches_the_chart_names_case() -> None:
     renamed = (CASE / "expected.txt").read_text()
     assert "pods: 0 TensorFusion, 3 device plugin" in renamed.split("\nstep 01")[0]
     assert renamed.replace("example.com/vgpu-memory", "nvidia.com/gpumem") == chart
+
+
+@pytest.mark.parametrize("name", ["in-requests", "priority-only"])
+def test_plan_says_why_such_pods_hold_no_gpu(name: str, files: dict[str, Path], tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    main(["plan", "-p", str(files["renamed"]), "--inventory", str(INVENTORY),
+          str(_one(tmp_path, name))])
+    said = "".join(capsys.readouterr())
+    assert "hold no GPU" in said and "over enabled-replicas" not in said

@@ -81,7 +81,7 @@ def _pods(unit: Unit, step: int, first: Admission, rest: Admission, taken: int,
     pods = _named(head, prefix, range(taken)) + _named(tail, prefix, range(taken, unit.replicas))
     native, no_gpu = (left, 0) if tail is not None else (0, left)
     return UnitPods(tuple(pods), len(pods) - native, native, no_gpu,
-                    warnings=_warnings(unit, first, no_gpu))
+                    warnings=_warnings(unit, first, no_gpu, taken))
 
 
 def _named(request: PodRequest | None, prefix: str, ordinals: range) -> list[PodRequest]:
@@ -102,11 +102,15 @@ def _unmutated(name: str, unit: Unit, admission: Admission,
                           webhook.hami_shares)
 
 
-def _warnings(unit: Unit, first: Admission, no_gpu: int) -> tuple[str, ...]:
+def _warnings(unit: Unit, first: Admission, no_gpu: int, taken: int) -> tuple[str, ...]:
     found = []
-    if no_gpu:
+    if no_gpu and taken:
         found.append(f"{unit.key}: {no_gpu} of {unit.replicas} pods over enabled-replicas are "
                      "admitted unmutated with no GPU left in the template: they run without a GPU")
+    elif no_gpu:  # no pod taken over: what the template asks for, no one gives as a GPU
+        found.append(f"{unit.key}: its {no_gpu} pods hold no GPU: neither TensorFusion's "
+                     "webhook nor the device plugin gives one for what the template asks "
+                     "(HAMi requests or a priority alone ask for no share)")
     if first.allocation is not None and first.allocation.isolation not in ISOLATION:
         found.append(f"{unit.key}: isolation {first.allocation.isolation} is placed as soft; "
                      "partitions are not simulated")
