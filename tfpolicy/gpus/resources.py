@@ -75,6 +75,11 @@ class GpuResources:
         return isinstance(name, str) and name in self._names
 
     @property
+    def name_set(self) -> frozenset[str]:
+        """Every name ``in`` holds, as a set (a key that is not a string is in none)."""
+        return self._names
+
+    @property
     def providers(self) -> tuple[Provider, ...]:
         return self._providers
 

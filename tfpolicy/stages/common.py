@@ -72,13 +72,18 @@ def child_map(parent: dict[str, Any], key: str) -> dict[str, Any]:
 def gpu_usage(template: Any, gpus: Container[str]) -> Usage:
     """The GPU resources each container asks for, as written, in document order (or the
     resources ``gpus`` names, whatever they are)."""
+    names = gpus.name_set if isinstance(gpus, GpuResources) else gpus  # a set: tested in C
     usage: Usage = {}
     for container in containers(template):
         resources = container.get("resources")
+        if not isinstance(resources, dict):
+            continue
         for section in SECTIONS:
-            entries = resources.get(section) if isinstance(resources, dict) else None
-            for name, value in (entries or {}).items() if isinstance(entries, dict) else ():
-                if name in gpus:
+            entries = resources.get(section)
+            if not isinstance(entries, dict):
+                continue
+            for name, value in entries.items():
+                if name in names:
                     sections = usage.setdefault(str(container.get("name", "")), {})
                     sections.setdefault(section, {})[name] = value
     return usage
