@@ -169,6 +169,9 @@ def fix_once(c: Corpus) -> tuple[Run, int]:
     work = OUT / "fix-work"
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(c.split, work)
+    # Untimed: fix's one sync per run would otherwise also write out the whole copy
+    # just made, which no user's repository holds unwritten when fix runs.
+    os.sync()
     fixed = [str(TFPOLICY), "fix", "-p", POLICY]
     runs: list[Run] = []
     changed = 0
