@@ -118,3 +118,18 @@ def test_the_check_before_each_rename_sees_every_change(tmp_path: Path) -> None:
     assert not unchanged(str(path), seen)
     path.unlink()
     assert not unchanged(str(path), seen)
+
+
+def test_a_temp_name_already_taken_is_skipped_and_the_file_is_private(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "t.yaml"
+    target.write_text("x: 1\n")
+    names = iter(["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"])
+    monkeypatch.setattr(output._NAMES, "choices", lambda letters, k: list(next(names)))
+    made = []
+    for _ in range(2):
+        fd, temp = output._create(target, ".t.yaml.1.")
+        os.close(fd)
+        made.append(os.path.basename(temp))
+        assert os.stat(temp).st_mode & 0o777 == 0o600  # until _fill gives it the file's mode
+    assert made == [".t.yaml.1.aaaaaaaa.tfpolicy", ".t.yaml.1.bbbbbbbb.tfpolicy"]
