@@ -98,7 +98,9 @@ def _target(shown: str, data: bytes, seen: Seen, cwd: Path,
     folder = folders.get(head)
     if folder is None:
         folder = folders[head] = _folder(head)
-    info = _lstat(folder.real / name) if name not in ("", ".", "..") else None
+    info = None
+    with contextlib.suppress(OSError):  # gone: the plain rule says why
+        info = os.lstat(folder.real / name) if name not in ("", ".", "..") else None
     if info is None or stat.S_ISLNK(info.st_mode):
         named = Path(os.path.normpath(Path(shown).absolute()))
         real, info, writable = named.resolve(), None, None
@@ -114,14 +116,6 @@ def _folder(head: str) -> _Folder:
     named = Path(os.path.normpath(Path(head or ".").absolute()))
     real = named.resolve()
     return _Folder(named, real, os.access(real, os.W_OK | os.X_OK))
-
-
-def _lstat(path: Path) -> os.stat_result | None:
-    """The file itself, not what a link there points at; None when it is gone."""
-    try:
-        return os.lstat(path)
-    except OSError:
-        return None  # the plain rule says why
 
 
 def _stat(real: Path, shown: str) -> os.stat_result:
@@ -204,8 +198,7 @@ def write_all(targets: list[Target], written: Callable[[Target], None]) -> list[
 
 
 def _commit_all(staged: list[_Staged]) -> list[bool]:
-    """Rename each staged file in (whether it was); each folder renamed into is synced once,
-    even on error.
+    """Rename each staged file in (and whether it was); each folder is synced once, even on error.
 
     A rename over a file mostly waits on the file system's journal, not the
     CPU: eight at a time, 3,000 renames took 0.4 s where one by one took 4 to
