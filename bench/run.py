@@ -57,6 +57,7 @@ class Run:
     peak_kb: int  # ru_maxrss of the child, KiB on Linux
     code: int
     cpu: float = 0.0  # user + system seconds of the child
+    system: float = 0.0  # of which system: file creation and renames, which vary with the disk
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,8 @@ def run_child(argv: Sequence[str], stdin: Path | None, stdout: Path, cwd: Path |
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return Run(seconds, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime)
+    return Run(seconds, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime,
+               usage.ru_stime)
 
 
 def stderr_tail(stdout: Path) -> str:
@@ -104,7 +106,8 @@ def stderr_tail(stdout: Path) -> str:
 def median_run(runs: Sequence[Run]) -> Run:
     """Median wall and CPU seconds over rounds, with the largest peak RSS seen."""
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_kb for r in runs),
-               max(r.code for r in runs), statistics.median(r.cpu for r in runs))
+               max(r.code for r in runs), statistics.median(r.cpu for r in runs),
+               statistics.median(r.system for r in runs))
 
 
 # --- the three measurements -------------------------------------------------
@@ -169,6 +172,9 @@ def fix_once(c: Corpus) -> tuple[Run, int]:
     work = OUT / "fix-work"
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(c.split, work)
+    # Untimed: fix's one sync per run would otherwise also write out the whole copy
+    # just made, which no user's repository holds unwritten when fix runs.
+    os.sync()
     fixed = [str(TFPOLICY), "fix", "-p", POLICY]
     runs: list[Run] = []
     changed = 0
@@ -178,7 +184,7 @@ def fix_once(c: Corpus) -> tuple[Run, int]:
     codes = {r.code for r in runs}
     code = max(codes - {0, 1}, default=max(codes))  # a failure outranks "files changed"
     return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs), code,
-               sum(r.cpu for r in runs)), changed
+               sum(r.cpu for r in runs), sum(r.system for r in runs)), changed
 
 
 def fix(c: Corpus) -> Result:
@@ -235,7 +241,7 @@ def row(r: Result, c: Corpus, ratios: tuple[float | None, float | None]) -> str:
     mbps = c.size / 1e6 / r.run.seconds
     shown = "/".join("—" if x is None else f"{x:.2f}" for x in ratios)
     return (f"{r.name:<22} {r.run.seconds:>8.2f} {r.run.cpu:>8.2f} {mbps:>8.2f} {shown:>13} "
-            f"{r.run.peak_kb / 1024:>6.0f} MB  {r.note}")
+            f"{r.run.peak_kb / 1024:>6.0f} MB  system {r.run.system:.2f} s; {r.note}")
 
 
 def report(c: Corpus, rounds: Sequence[Sequence[Result]]) -> str:

@@ -80,14 +80,14 @@ def test_a_failed_write_leaves_every_file_as_it_was(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     repo = _repo(tmp_path, "a.yaml", "b.yaml")
-    real_mkstemp = tempfile.mkstemp
+    real_open = os.open
 
-    def full_disk(*args: object, prefix: str = "", **kwargs: object) -> tuple[int, str]:
-        if prefix.startswith(".b.yaml."):
+    def full_disk(path: str, flags: int, *args: int, **kwargs: object) -> int:
+        if flags & os.O_CREAT and os.path.basename(path).startswith(".b.yaml."):
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_mkstemp(*args, prefix=prefix, **kwargs)  # type: ignore[call-overload,no-any-return]
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(os, "open", full_disk)
     monkeypatch.chdir(repo)
     code = cli.main(["fix", "-p", "takeover", "a.yaml", "b.yaml"])
     out, err = capsys.readouterr()

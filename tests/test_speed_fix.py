@@ -56,12 +56,12 @@ def test_the_templates_prefilter_lets_every_chart_template_through(
     names = ["sub/d.yaml", "../templates/sub/d.yaml", "sub/../sub/d.yaml",
              str(chart / "templates" / "sub" / "d.yaml")]
     for name in names:
-        assert chart_template(name) and _may_be_in_templates(name), name
+        assert chart_template(name) and _may_be_in_templates(name, os.getcwd()), name
     assert main(["fix", "-p", "takeover", *names]) == 0  # all skipped, none refused
     monkeypatch.chdir(tmp_path)
     # tmp_path is named after this test, so it holds "templates": the filter lets it by.
-    assert _may_be_in_templates("app/other.yaml") == ("templates" in str(tmp_path))
-    assert not _may_be_in_templates("/srv/app/other.yaml")
+    assert _may_be_in_templates("app/other.yaml", os.getcwd()) == ("templates" in str(tmp_path))
+    assert not _may_be_in_templates("/srv/app/other.yaml", os.getcwd())
 
 
 def test_renames_in_flight_together_keep_order_and_concurrent_edits(

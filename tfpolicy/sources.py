@@ -56,8 +56,7 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
 
     Plain descriptors, read to the size ``fstat`` gives: ``open()``'s buffered
     reader adds three system calls per file and maps a buffer of the whole limit
-    (1 GiB) for each read, and fix reads every file it is given, and each
-    changed one again before replacing it.
+    (1 GiB) for each read, and fix reads every file it is given.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -69,6 +68,27 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
     return data, Seen.of(info, data)
+
+
+def unchanged(path: str, seen: Seen) -> bool:
+    """Whether ``path`` is still exactly what was read: same size and mtime, then same bytes.
+
+    Size and mtime are taken from the open descriptor whose bytes are then
+    hashed (no separate ``stat`` of the path, which another save could follow).
+    Gone, unreadable or over the limit counts as changed.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            info = os.fstat(fd)
+            if (info.st_size, info.st_mtime_ns) != (seen.size, seen.mtime_ns):
+                return False
+            data = _read_to_end(fd, info.st_size)
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return len(data) <= MAX_FILE_BYTES and hashlib.sha256(data).hexdigest() == seen.digest
 
 
 def _read_to_end(fd: int, size: int) -> bytes:

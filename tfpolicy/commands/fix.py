@@ -23,7 +23,9 @@ from tfpolicy.sources import Seen
 
 @click.command()
 @engine_options
-@click.argument("paths", nargs=-1, type=click.Path())
+# Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and
+# the paths are stat'ed when they are read anyway.
+@click.argument("paths", nargs=-1, type=str)
 def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
         paths: tuple[str, ...]) -> int:
     """Rewrite manifest files in place; exit 1 when any file changed."""

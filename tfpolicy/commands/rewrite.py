@@ -52,11 +52,12 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     unscoped = 0
     files = list(manifest_files(named(paths)))
     shown = progress(len(files))
+    cwd = os.getcwd()
     for path in files:
         shown.step(path)
         if path == STDIN:
             raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-        scope = _scope(run, path)
+        scope = _scope(run, path, cwd)
         unscoped += isinstance(scope, Unscoped)
         rewrite = _rewrite(path, scope, keep_original, keep_unchanged) \
             if isinstance(scope, Scope) else None
@@ -72,9 +73,9 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     return rewrites, findings, changes
 
 
-def _scope(run: Run, path: str) -> Scope | Unscoped | None:
+def _scope(run: Run, path: str, cwd: str) -> Scope | Unscoped | None:
     """What governs ``path``; None for a chart template, which is skipped."""
-    chart = chart_template(path) if _may_be_in_templates(path) else ""
+    chart = chart_template(path) if _may_be_in_templates(path, cwd) else ""
     if chart:
         skipped(run.options, path, chart)
         return None
@@ -84,11 +85,12 @@ def _scope(run: Run, path: str) -> Scope | Unscoped | None:
     return scope
 
 
-def _may_be_in_templates(path: str) -> bool:
-    """Whether a folder of ``path``, made absolute as ``chart_template`` makes it, may be
-    named ``templates``: a substring test that spares most of thousands of files the
-    path objects and the ``Chart.yaml`` lookups (not normalised: ``templates/..`` too)."""
-    return "templates" in os.path.join(os.getcwd(), path)  # not cached: tests chdir
+def _may_be_in_templates(path: str, cwd: str) -> bool:
+    """Whether a folder of ``path``, made absolute (from ``cwd``, the working directory) as
+    ``chart_template`` makes it, may be named ``templates``: a substring test that spares
+    most of thousands of files the path objects and the ``Chart.yaml`` lookups (not
+    normalised: ``templates/..`` too)."""
+    return "templates" in os.path.join(cwd, path)
 
 
 def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
