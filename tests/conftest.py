@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from tfpolicy.files.sources import load_policy_set
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import FileResult, Options, transform
-from tfpolicy.sources import load_policy_set
 
 ROOT = Path(__file__).resolve().parent.parent
 

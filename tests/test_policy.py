@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from tfpolicy.cli import cli
+from tfpolicy.files.sources import builtin_policies, check_policy_files
 from tfpolicy.policy.model import Pair, Resources, Settings, Stage
-from tfpolicy.sources import builtin_policies, check_policy_files
 
 HEAD = "apiVersion: tfpolicy.dev/v1alpha1\nkind: MigrationPolicy\nmetadata: {name: p}\nspec:\n"
 

@@ -28,7 +28,7 @@ def test_real_folders_are_the_resolved_parents(tmp_path: Path,
 def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from tfpolicy.errors import TfpolicyError
-    from tfpolicy.sources import manifest_files
+    from tfpolicy.files.sources import manifest_files
 
     (tmp_path / "d" / "sub").mkdir(parents=True)
     (tmp_path / "d" / "sub" / "m.yaml").write_text("a: 1\n")
@@ -100,8 +100,8 @@ def test_files_are_read_whole_and_within_the_limit(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
 
-    from tfpolicy import sources
     from tfpolicy.errors import TfpolicyError
+    from tfpolicy.files import sources
 
     for size in (0, 1, 4096, 200_000):
         path = tmp_path / f"f{size}.yaml"

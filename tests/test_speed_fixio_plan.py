@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tfpolicy import output
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.sources import Seen, read_seen, unchanged
+from tfpolicy.files import output
+from tfpolicy.files.sources import Seen, read_seen, unchanged
 
 
 def _plain(shown: str) -> Path:

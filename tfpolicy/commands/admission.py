@@ -23,6 +23,7 @@ from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import KINDS
 from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
@@ -31,7 +32,6 @@ from tfpolicy.policy.config import find_config
 from tfpolicy.policy.model import Policy
 from tfpolicy.rewrite.edits import Path as EditPath
 from tfpolicy.rewrite.engine import objects
-from tfpolicy.sources import load_policy_set, manifest_files, read_text
 
 _GROUP = "tensor-fusion.ai/"
 OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"

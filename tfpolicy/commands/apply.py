@@ -23,9 +23,9 @@ from tfpolicy.commands.common import Run, emit_findings, engine_options, named, 
 from tfpolicy.commands.outdir import destinations, write_outputs
 from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.sources import STDIN, manifest_files
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.rewrite.pipeline import transform_documents
-from tfpolicy.sources import STDIN, manifest_files
 
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 

@@ -19,13 +19,13 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.sources import load_policy_set
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.hosts.appsource import Source, check_links, dependencies, render
 from tfpolicy.hosts.argocd import settings
 from tfpolicy.hosts.policies import with_stage
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import DocOutcome, Options, transform_documents
-from tfpolicy.sources import load_policy_set
 
 _CONTENT = re.compile(r"^(?!#|---|\.\.\.)\S", re.MULTILINE)
 _OWN_GROUP = "tfpolicy.dev/"

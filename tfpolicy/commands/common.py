@@ -13,12 +13,12 @@ import click
 from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import load_policy_set
 from tfpolicy.findings import Finding
 from tfpolicy.policy.config import lookup
 from tfpolicy.render import FORMATS
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
-from tfpolicy.sources import load_policy_set
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"

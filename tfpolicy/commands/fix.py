@@ -1,7 +1,7 @@
 """``tfpolicy fix``: rewrite files in place, only changed ones (pre-commit style).
 
 What it guarantees about concurrent edits, links and temp files is in
-``tfpolicy.output`` and the README's ``fix`` section.
+``tfpolicy.files.output`` and the README's ``fix`` section.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import click
 from tfpolicy.commands.common import emit_findings, engine_options, resolve
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.output import Target, clean_stale, plan_writes, write_all
+from tfpolicy.files.sources import Seen
 from tfpolicy.findings import Finding, Severity, has_errors
-from tfpolicy.output import Target, clean_stale, plan_writes, write_all
-from tfpolicy.sources import Seen
 
 
 @click.command()

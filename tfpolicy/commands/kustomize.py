@@ -17,12 +17,12 @@ import click
 
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.install import install_file
+from tfpolicy.files.sources import STDIN, load_policy_set, read_text
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
-from tfpolicy.output import install_file
 from tfpolicy.policy.config import find_config
 from tfpolicy.rewrite.pipeline import Options, transform
-from tfpolicy.sources import STDIN, load_policy_set, read_text
 
 
 @click.group()

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.output import install_file
-from tfpolicy.sources import STDIN, manifest_files
+from tfpolicy.files.install import install_file
+from tfpolicy.files.sources import STDIN, manifest_files
 
 
 def destinations(paths: tuple[str, ...], folder: Path) -> list[tuple[str, Path]]:

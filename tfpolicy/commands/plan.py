@@ -27,8 +27,9 @@ from tfpolicy.commands.admission import (
     read_mapping,
 )
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.install import install_file
+from tfpolicy.files.sources import load_policy_set, policy_source, read_text
 from tfpolicy.inventory import load_inventory, settings_from_values
-from tfpolicy.output import install_file
 from tfpolicy.plan import (
     DEFAULT_LADDER,
     Plan,
@@ -47,7 +48,6 @@ from tfpolicy.plan.text import as_text
 from tfpolicy.policy.config import find_config
 from tfpolicy.policy.schema import validate
 from tfpolicy.scheduler import Inventory, SchedulerSettings
-from tfpolicy.sources import load_policy_set, policy_source, read_text
 
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 

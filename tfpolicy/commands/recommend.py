@@ -20,6 +20,7 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import read_documents
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.sources import read_text
 from tfpolicy.policy.schema import validate
 from tfpolicy.recommend.core import Settings, Usage, recommend
 from tfpolicy.recommend.manifests import gpu_workloads
@@ -28,7 +29,6 @@ from tfpolicy.recommend.prometheus import fetch
 from tfpolicy.recommend.queries import queries, seconds
 from tfpolicy.recommend.series import parse_answer
 from tfpolicy.recommend.snapshot import KEYS, Snapshot, dumps, loads
-from tfpolicy.sources import read_text
 
 
 @click.command()

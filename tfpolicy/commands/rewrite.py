@@ -14,11 +14,11 @@ from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.rewrite.edits import Edit, format_path
 from tfpolicy.rewrite.engine import Change, PolicySet, objects, resource_ref
 from tfpolicy.rewrite.pipeline import FileResult, Options, transform
-from tfpolicy.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.stages.common import TF
 
 BOM = b"\xef\xbb\xbf"

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tfpolicy.files.sources import load_policy_set
 from tfpolicy.policy.config import ProjectConfig, lookup
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
-from tfpolicy.sources import load_policy_set
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,11 @@ import click
 
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
 from tfpolicy.policy.config import FILENAME, find_config, lookup
 from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
-from tfpolicy.sources import check_policy_files, read_text
 
 # A document of this kind, whatever the file is called (``migration.yaml`` in the
 # kustomize and kpt examples, ``gpu-policy.yaml``, ...); JSON quotes the key.

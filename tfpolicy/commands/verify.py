@@ -22,8 +22,9 @@ from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.install import install_file
+from tfpolicy.files.sources import MAX_FILE_BYTES, read_text
 from tfpolicy.inventory import load_inventory
-from tfpolicy.output import install_file
 from tfpolicy.plan import (
     DEFAULT_LADDER,
     Document,
@@ -34,7 +35,6 @@ from tfpolicy.plan import (
 )
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.scheduler import Inventory
-from tfpolicy.sources import MAX_FILE_BYTES, read_text
 from tfpolicy.verify import Report, Snapshot, Verdict, snapshot_of, verify
 from tfpolicy.verify.html import as_html
 from tfpolicy.verify.render import as_json, as_text

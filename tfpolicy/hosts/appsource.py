@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
-from tfpolicy.sources import MANIFEST_SUFFIXES, inside, read_text
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 

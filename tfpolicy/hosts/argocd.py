@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import confine_refs
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
 from tfpolicy.policy.config import find_config
-from tfpolicy.sources import confine_refs
 
 
 @dataclass(frozen=True, slots=True)

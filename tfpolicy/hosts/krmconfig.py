@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import confine_refs, load_policy_set
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
 from tfpolicy.policy.config import find_config
 from tfpolicy.policy.model import Policy
 from tfpolicy.policy.schema import brief
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
-from tfpolicy.sources import confine_refs, load_policy_set
 from tfpolicy.yamlio import krm as rt
 
 POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")

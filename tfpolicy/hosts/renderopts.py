@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.sources import inside
+from tfpolicy.files.sources import inside
 
 LOAD_RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 

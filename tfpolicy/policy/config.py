@@ -19,8 +19,8 @@ from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.sources import confine_refs
 from tfpolicy.policy.schema import validate
-from tfpolicy.sources import confine_refs
 
 FILENAME = ".tfpolicy.yaml"
 

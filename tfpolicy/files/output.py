@@ -33,14 +33,13 @@ import os
 import random
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.sources import Seen, unchanged
+from tfpolicy.files.sources import Seen, unchanged
 
 SUFFIX = ".tfpolicy"
 _TEMP = re.compile(r"^\..*\.(\d+)\.[a-z0-9_]{8}" + re.escape(SUFFIX) + "$")
@@ -210,7 +209,7 @@ def _commit_all(staged: list[_Staged]) -> list[bool]:
             return list(pool.map(_commit, staged))  # the first error, once all are through
     finally:
         for folder in sorted({s.target.real.parent for s in staged}):
-            _sync_folder(folder)
+            sync_folder(folder)
 
 
 def _stage(target: Target, prefix: str) -> _Staged:
@@ -283,7 +282,7 @@ def _commit(staged: _Staged) -> bool:
     return True
 
 
-def _sync_folder(folder: Path) -> None:
+def sync_folder(folder: Path) -> None:
     """Make the rename itself durable: a crash after exit must not bring the old file back."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
@@ -291,35 +290,3 @@ def _sync_folder(folder: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def install_file(path: Path, data: bytes, mode: int, elsewhere: str = "another path") -> None:
-    """Create or replace ``path`` atomically with ``mode``; a symlink there is refused.
-
-    Writing through a link would overwrite (and chmod) whatever file it
-    points at, which is not tfpolicy's to change. ``elsewhere`` says what
-    the user can choose instead (the caller's option: ``another -o FILE``).
-    """
-    if path.is_symlink():
-        raise TfpolicyError(f"is a symlink to {os.readlink(path)}: not overwriting what it "
-                            f"points at (nothing was written; remove the link, or choose "
-                            f"{elsewhere})", file=str(path))
-    try:
-        _install(path, data, mode)
-    except OSError as exc:  # a folder in the way, a read-only home
-        raise TfpolicyError(f"cannot write: {exc.strerror}", file=str(path)) from None
-
-
-def _install(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=SUFFIX,
-                                dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-            os.fchmod(handle.fileno(), mode)
-        os.replace(temp, path)
-    finally:
-        Path(temp).unlink(missing_ok=True)
-    _sync_folder(path.parent)

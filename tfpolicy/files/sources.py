@@ -1,6 +1,6 @@
 """Reading at the edge: manifest files and folders, policies (by path or built-in name).
 
-Nothing here writes; writing lives in ``tfpolicy.output``.
+Nothing here writes; writing lives in ``tfpolicy.files.output``.
 """
 
 from __future__ import annotations
