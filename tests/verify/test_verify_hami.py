@@ -1,0 +1,39 @@
+"""``verify`` expects HAMi's card under the share names a policy renames, as ``plan`` does.
+
+Before its migration step, a Deployment asking HAMi only for a share by
+renamed names runs on the card HAMi's webhook gives each of its pods: the
+step's expectations count them as native GPU pods.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.test_hami_plan_renamed import FLEET, INVENTORY, POLICY, RENAMED
+from tfpolicy.commands.admission import cluster_webhook, read_documents
+from tfpolicy.commands.plan import policy_documents, read_inventory
+from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities
+from tfpolicy.verify.expect import expect
+
+
+def _native(tmp_path: Path, hami: str) -> dict[str, int]:
+    (tmp_path / "fleet.yaml").write_text(FLEET)
+    (tmp_path / "policy.yaml").write_text(POLICY.format(hami=hami))
+    docs = read_documents((str(tmp_path / "fleet.yaml"),))
+    fleet = read_inventory(str(INVENTORY))
+    policies, shown = policy_documents((str(tmp_path / "policy.yaml"),))
+    webhook = cluster_webhook(None, None, docs, (), "default", admission_pools(fleet),
+                              model_capacities(fleet))
+    given = PlanInput(tuple(docs), tuple(policies), fleet, webhook, DEFAULT_LADDER, "default",
+                      shown)
+    return {w.name: w.native for w in expect(given, 1).workloads}
+
+
+def test_the_first_step_expects_the_renamed_shares_on_hamis_cards(tmp_path: Path) -> None:
+    native = _native(tmp_path, RENAMED)
+    assert native["renamed"] == 2  # two replicas, one card each
+    assert native["in-requests"] == native["priority-only"] == 0  # HAMi gives those none
+
+
+def test_without_the_declaration_the_renamed_names_are_no_gpu(tmp_path: Path) -> None:
+    assert "renamed" not in _native(tmp_path, "")
