@@ -138,16 +138,18 @@ class Scalar(yaml.ScalarNode):
 
 class _Pairs(abc.Sequence[tuple[yaml.Node, yaml.Node]]):
     """A mapping's entries as libyaml's list of pairs, each made on first use: the splice
-    and the locator look at a few entries of a few mappings."""
+    and the locator look at a few entries of a few mappings. rapidyaml counts them and
+    finds the i-th (``child``) and an entry's place (``child_pos``) itself."""
 
-    __slots__ = ("_doc", "_made", "ids")
+    __slots__ = ("_doc", "_made", "_node")
 
     def __init__(self, doc: ReadText, node: int) -> None:
-        self._doc, self.ids = doc, _children(doc, node)
-        self._made: list[tuple[yaml.Node, yaml.Node] | None] = [None] * len(self.ids)
+        self._doc, self._node = doc, node
+        self._made: list[tuple[yaml.Node, yaml.Node] | None] = \
+            [None] * doc.read.tree.num_children(node)
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self._made)
 
     @overload
     def __getitem__(self, index: int) -> tuple[yaml.Node, yaml.Node]: ...
@@ -156,13 +158,16 @@ class _Pairs(abc.Sequence[tuple[yaml.Node, yaml.Node]]):
     def __getitem__(self, index: int | slice,
                     ) -> tuple[yaml.Node, yaml.Node] | list[tuple[yaml.Node, yaml.Node]]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self.ids)))]
+            return [self[i] for i in range(*index.indices(len(self._made)))]
         made = self._made[index]
         if made is None:
-            child = self.ids[index]
+            child = int(self._doc.read.tree.child(self._node, index % len(self._made)))
             key = Scalar(self._doc, child, True, None)
             made = self._made[index] = (key, _node(self._doc, child, False, key))
         return made
+
+    def position_of(self, child: int) -> int:
+        return int(self._doc.read.tree.child_pos(self._node, child))
 
 
 class Mapping(yaml.MappingNode):
@@ -192,7 +197,7 @@ class Mapping(yaml.MappingNode):
             found = next((i for i, (k, _) in enumerate(self.value) if k.value == key), None)
         else:
             child = self._doc.read.tree.find_child(self._node, key.encode("utf-8"))
-            found = None if child == _NONE else self.value.ids.index(child)
+            found = None if child == _NONE else self.value.position_of(child)
         self._positions[key] = found
         return found
 
