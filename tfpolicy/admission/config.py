@@ -17,6 +17,7 @@ from typing import Any
 from tfpolicy.admission.native import HAMI_SHARES
 from tfpolicy.admission.resources import Resources
 from tfpolicy.gpus.resources import GpuResources, Provider
+from tfpolicy.workloads.revisions import carries_template_hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +128,6 @@ class WebhookConfig:
         return GpuResources(self.extra_resources, self.providers)
 
 
-# Owners whose controller stamps `pod-template-hash` on the pods it makes (a
-# Deployment's ReplicaSets); any template may also carry the label itself.
-HASHED_OWNERS = frozenset({"Deployment"})
-POD_TEMPLATE_HASH = "pod-template-hash"
 NO_CONTROLLER = frozenset({"", "Pod"})
 
 
@@ -164,4 +161,4 @@ class AdmissionContext:
         """Whether the pod's enabled-replicas counter key is stable (so the cap bites)."""
         if self.pod_template_hash is not None:
             return self.pod_template_hash
-        return self.owner_kind in HASHED_OWNERS or POD_TEMPLATE_HASH in labels
+        return carries_template_hash(self.owner_kind, labels)

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.config import HASHED_OWNERS, NO_CONTROLLER, POD_TEMPLATE_HASH
+from tfpolicy.admission.config import NO_CONTROLLER
 from tfpolicy.admission.diff import join_path
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.workloads.revisions import carries_template_hash
 
 if TYPE_CHECKING:
     from tfpolicy.findings import Finding
@@ -161,8 +162,7 @@ def _view(template: Mapping[str, Any], owner_kind: str, hashed: bool | None,
             gpus.append((index, found[0]))
     labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
     # The counter keys on the label, whatever the owner kind (§11 row 3).
-    hashed = hashed if hashed is not None else (
-        owner_kind in HASHED_OWNERS or POD_TEMPLATE_HASH in labels)
+    hashed = hashed if hashed is not None else carries_template_hash(owner_kind, labels)
     return _Pod(
         labels=labels,
         annotations={str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},

@@ -28,6 +28,7 @@ from tfpolicy.stages.common import (
 )
 from tfpolicy.stages.ownership import Undone, undo, with_layout
 from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
+from tfpolicy.workloads.revisions import carries_template_hash
 from tfpolicy.workloads.views import View, real_edits
 
 Locate = Callable[[Path], tuple[int, int]]
@@ -164,7 +165,7 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
     except NotCounted as exc:
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
-    hashed = "pod-template-hash" in labels_of(original)
+    hashed = carries_template_hash(subject.kind, labels_of(original))
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
     return original, target, notes + stage_notes

@@ -39,7 +39,7 @@ class StageContext:
     kind: str
     replicas: int | None
     gpus: GpuResources
-    pod_template_hash: bool = False  # the template itself carries the label
+    pod_template_hash: bool = False  # its pods carry the label (workloads.revisions)
 
 
 def labels_of(template: Any) -> dict[str, Any]:

@@ -16,8 +16,6 @@ from tfpolicy.policy.model import Settings
 from tfpolicy.stages.common import TF, Note, StageContext
 
 ENABLED_REPLICAS = TF + "enabled-replicas"
-# Kinds whose pods carry pod-template-hash, so the cap is enforced.
-_COUNTED_KINDS = frozenset({"Deployment"})
 _PATH = ("metadata", "annotations", ENABLED_REPLICAS)
 
 
@@ -60,7 +58,7 @@ def _enforcement(kind: str, hashed: bool) -> list[Note]:
         message = ("the webhook rejects a pod with enabled-replicas and no controller: "
                    "it counts taken-over pods on the pod's owner")
         return [Note(Severity.ERROR, "enabled-replicas-bare-pod", message, _PATH)]
-    if kind in _COUNTED_KINDS or hashed:
+    if hashed:  # its pods carry pod-template-hash (tfpolicy.workloads.revisions)
         return []
     label = "rollouts-pod-template-hash" if kind == "Rollout" else "no pod-template-hash"
     message = (f"enabled-replicas is written but not enforced on a {kind}: its pods carry "
