@@ -18,7 +18,7 @@ from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.rewrite.edits import Edit, format_path
 from tfpolicy.rewrite.engine import Change, PolicySet, objects, resource_ref
-from tfpolicy.rewrite.pipeline import FileResult, Options, transform
+from tfpolicy.rewrite.pipeline import FileResult, Markers, Options, transform
 from tfpolicy.stages.common import TF
 
 BOM = b"\xef\xbb\xbf"
@@ -160,10 +160,10 @@ def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> l
 
 def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
     policies = rewrite.policies or run.policies
-    markers = (*policies.markers(), TF)
+    markers = Markers.of((*policies.markers(), TF))
     found: list[Finding] = []
     for raw in yamlio.split_documents(rewrite.text):
-        if not any(marker in raw.text for marker in markers):
+        if not markers.found_in(raw.text):
             continue
         parsed = yamlio.parse_document(raw.text, file=rewrite.path, line=raw.line)
         for base, obj in objects(parsed.data):
