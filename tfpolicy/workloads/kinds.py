@@ -24,6 +24,7 @@ from tfpolicy.workloads.shapes import (
     Pattern,
     Report,
     Shape,
+    Sidecar,
     Slot,
     TemplateKind,
     parse_template_path,
@@ -43,6 +44,17 @@ def _p(text: str) -> Pattern:
 
 
 _RAY_GROUPS = ("headGroupSpec.template", "workerGroupSpecs[*].template")
+
+
+def _ray(group: str, kind: str, cluster: str) -> TemplateKind:
+    """A RayClusterSpec at ``cluster``: with in-tree autoscaling on, KubeRay appends its
+    ``autoscaler`` container to the head pod (ray-project/kuberay ray-operator/controllers/
+    ray/common/pod.go, DefaultHeadPodTemplate: ``EnableInTreeAutoscaling`` true appends
+    ``BuildAutoscalerContainer``, named ``AutoscalerContainerName`` = "autoscaler")."""
+    head = _p(f"{cluster}.headGroupSpec.template")
+    autoscaler = Sidecar(head, "autoscaler", _p(f"{cluster}.enableInTreeAutoscaling"))
+    return TemplateKind(group, kind, tuple(_p(f"{cluster}.{g}") for g in _RAY_GROUPS),
+                        sidecars=(autoscaler,))
 _JOBSET = "replicatedJobs[*].template.spec.template"
 
 # KServe v1beta1 (read in kserve/kserve@aaac4e294dae): the predictor's labels and annotations
@@ -207,9 +219,8 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     # @feeaf72facab); LeaderWorkerSet its leader and worker StatefulSets from the two templates,
     # the leader from workerTemplate when it has none (kubernetes-sigs/lws/pkg/controllers/
     # leaderworkerset_controller.go:777-781@060ab4da17ee).
-    + _kinds("ray.io", "RayCluster", *(f"spec.{p}" for p in _RAY_GROUPS))
-    + _kinds("ray.io", "RayJob", *(f"spec.rayClusterSpec.{p}" for p in _RAY_GROUPS))
-    + _kinds("ray.io", "RayService", *(f"spec.rayClusterConfig.{p}" for p in _RAY_GROUPS))
+    + [_ray("ray.io", "RayCluster", "spec"), _ray("ray.io", "RayJob", "spec.rayClusterSpec"),
+       _ray("ray.io", "RayService", "spec.rayClusterConfig")]
     + _kinds("leaderworkerset.x-k8s.io", "LeaderWorkerSet",
              "spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate")
     # JobSet: each Job is its replicated job's template, metadata and spec (kubernetes-sigs/
@@ -242,8 +253,7 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     # 72-94), through a PodSet when podGroupSize > 1 (roleset/podset_rollsyncer.go:378-399). A
     # fleet's RayClusters are copies of its template (rayclusterfleet/sync.go:194).
     + _kinds("orchestration.aibrix.ai", "StormService", "spec.template.spec.roles[*].template")
-    + _kinds("orchestration.aibrix.ai", "RayClusterFleet",
-             *(f"spec.template.spec.{p}" for p in _RAY_GROUPS))
+    + [_ray("orchestration.aibrix.ai", "RayClusterFleet", "spec.template.spec")]
     + [TemplateKind(g, "InferenceService", (), _KSERVE, (Report(_p("spec.default"), (
         "InferenceService v1alpha2 (spec.default): KServe serves v1beta1 only; convert the "
         "manifest to v1beta1 first")),)) for g in ("serving.kserve.io", "serving.kubeflow.org")]

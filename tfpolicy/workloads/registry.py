@@ -14,9 +14,9 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
-from tfpolicy.workloads.shapes import Pattern, Report, TemplateKind
+from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
-from tfpolicy.workloads.views import View, expand, shape_view
+from tfpolicy.workloads.views import View, expand, shape_view, with_added
 
 MAX_REPLICAS = 2**31 - 1  # replicas and parallelism are int32 in the Kubernetes API
 
@@ -48,6 +48,7 @@ class _Entry:
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()
     refused: tuple[Report, ...] = ()
+    sidecars: tuple[Sidecar, ...] = ()
 
 
 class Registry:
@@ -63,7 +64,7 @@ class Registry:
             self._by_kind[key] = _Entry(
                 tuple(dict.fromkeys(old.paths + entry.paths)), old.shapes + entry.shapes,
                 old.reports + entry.reports, old.nested + entry.nested,
-                old.refused + entry.refused)
+                old.refused + entry.refused, old.sidecars + entry.sidecars)
 
     def _entry(self, obj: Mapping[str, Any]) -> _Entry:
         api = obj.get("apiVersion")
@@ -80,7 +81,7 @@ class Registry:
         refuses carrying why), then the pods whose parts live apart, then those of the
         objects it embeds (a Katib trial)."""
         entry = self._entry(obj)
-        found = [View(p, _get(obj, p)) for p in self.templates(obj)]
+        found = [_whole(obj, p, entry.sidecars) for p in self.templates(obj)]
         for report in entry.refused:
             found += [View(p, _get(obj, p), refused=report.reason)
                       for p in expand(obj, report.path) if isinstance(_get(obj, p), Mapping)]
@@ -247,3 +248,13 @@ def _shown(value: Any) -> str:
         return "(a number of more than 32 digits)"
     text = repr(value)
     return text if len(text) <= 34 else text[:33] + "…"
+
+
+def _whole(obj: Mapping[str, Any], path: Path, sidecars: tuple[Sidecar, ...]) -> View:
+    """The whole template at ``path``, read in place, or as a copy with the containers its
+    controller adds when a sidecar's condition holds (``True`` itself: a boolean field)."""
+    added = tuple(dict.fromkeys(
+        s.name for s in sidecars if path in expand(obj, s.template)
+        and any(_get(obj, w) is True for w in expand(obj, s.when))))
+    template = _get(obj, path)
+    return with_added(path, template, added) if added else View(path, template)

@@ -78,6 +78,17 @@ class Report:
 
 
 @dataclass(frozen=True, slots=True)
+class Sidecar:
+    """A container the controller adds to the pods of the whole template at ``template``
+    when the field at ``when`` is ``true`` (KubeRay's autoscaler on a head pod): like a
+    shape's ``added``, it makes the pod one of several containers."""
+
+    template: Pattern
+    name: str
+    when: Pattern
+
+
+@dataclass(frozen=True, slots=True)
 class TemplateKind:
     group: str  # "" = the core group
     kind: str
@@ -86,3 +97,4 @@ class TemplateKind:
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()  # embedded objects whose own kind says where pods are
     refused: tuple[Report, ...] = ()  # whole pod templates seen, and counted, but not migrated
+    sidecars: tuple[Sidecar, ...] = ()

@@ -93,6 +93,19 @@ def _split_metadata(view: View, edits: list[Edit]) -> Iterator[Edit]:
         yield from diff(old, dict(new), ("metadata",))
 
 
+def with_added(path: Path, template: Any, added: tuple[str, ...]) -> View:
+    """A whole template whose controller adds containers ``added`` to its pods: read as a
+    copy holding them too (no path: no edit), every real part mapped back in place, so an
+    edit of the list itself or of an added container has nowhere to go."""
+    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    real = _as_list(spec.get("containers")) if isinstance(spec, Mapping) else []
+    names = {c.get("name") for c in real if isinstance(c, Mapping)}
+    items = [*real, *({"name": name} for name in added if name not in names)]
+    copied = {**template, "spec": {**spec, "containers": items}}
+    return View(path, copied, (*path, "metadata"), (*path, "spec"),
+                tuple((*path, "spec", "containers", i) for i in range(len(real))))
+
+
 def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     """The view of the pod whose parts ``shape`` names, under the component at ``anchor``."""
     node = _at(obj, anchor)
