@@ -158,7 +158,9 @@ def strategy_of(obj: Mapping[str, Any], file: str, template: Path = ()) -> Strat
         return _deployment(raw, file)
     if kind == "Rollout":
         return _argo(raw, file)
-    if kind == "DaemonSet":
+    if kind == "DaemonSet":  # OnDelete as a StatefulSet's: a new pod only for a deleted one
+        if isinstance(raw, Mapping) and raw.get("type") == "OnDelete":
+            return Strategy(StrategyType.ON_DELETE)
         return _rolling(raw, default_strategy(kind), file)
     if kind == "StatefulSet":
         return _stateful(raw, file)
