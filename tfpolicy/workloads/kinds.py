@@ -122,11 +122,21 @@ _ARGO_DEFAULTS = ("Argo spec.templateDefaults: merged into every template of its
                   "resources in the steps that use them")
 
 
+# A podSpecPatch, the workflow's or a template's, is merged into each pod's spec after the
+# template is built (workflow/controller/workflowpod.go, createWorkflowPod, hasPodSpecPatch):
+# GPU resources it sets are not in the template tfpolicy reads and writes.
+_ARGO_PATCH = ("Argo podSpecPatch: merged into the pod's spec after its template, so the GPU "
+               "resources it sets are not in the template tfpolicy writes; write them in the "
+               "template's container")
+
+
 def _argo(kind: str, workflow: str) -> TemplateKind:
     """An Argo kind whose WorkflowSpec is at ``workflow``."""
     step = Shape(_p(f"{workflow}.templates[*]"), *_ARGO_STEP, added=("wait",))
-    return TemplateKind("argoproj.io", kind, (), (step,),
-                        (Report(_p(f"{workflow}.templateDefaults"), _ARGO_DEFAULTS),))
+    return TemplateKind("argoproj.io", kind, (), (step,), (
+        Report(_p(f"{workflow}.templateDefaults"), _ARGO_DEFAULTS),
+        Report(_p(f"{workflow}.podSpecPatch"), _ARGO_PATCH),
+        Report(_p(f"{workflow}.templates[*].podSpecPatch"), _ARGO_PATCH)))
 
 
 _ARGO = ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate")

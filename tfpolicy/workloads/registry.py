@@ -116,11 +116,14 @@ def _get(node: Any, path: Path) -> Any:
 
 
 def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
-    """A GPU resource name anywhere under ``node``, or a bare count (MPIJob ``spec.gpus``)."""
+    """A GPU resource name anywhere under ``node``, or in a patch written as text (Argo's
+    ``podSpecPatch``, JSON or YAML), or a bare count (MPIJob ``spec.gpus``)."""
     if isinstance(node, Mapping):
         return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
     if isinstance(node, list):
         return any(_mentions_gpu(v, gpus) for v in node)
+    if isinstance(node, str) and (":" in node or "{" in node):
+        return any(name in node for name in gpus.name_set)
     return node not in (None, 0, "0", False, "")
 
 
