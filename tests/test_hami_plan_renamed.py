@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.test_sim_hami import POLICY as HAMI_POLICY
 from tfpolicy.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,14 +42,8 @@ FLEET = "---\n".join(DEPLOYMENT.format(name=n, section=s, resources=r) for n, s,
     ("with-count", "limits", 'nvidia.com/gpu: "1", example.com/vgpu-cores: "30"'),
     ("chart-names", "limits", 'nvidia.com/gpumem: "3000"'),
 ))
-POLICY = """\
-apiVersion: tfpolicy.dev/v1alpha1
-kind: MigrationPolicy
-metadata:
-  name: from-hami
-spec:
-  stage: rightsize
-{hami}  resources:
+POLICY = HAMI_POLICY + """\
+  resources:
     tflops: {{request: "20", limit: "40"}}
     vram: {{request: 4Gi, limit: 8Gi}}
 """

@@ -21,7 +21,6 @@ ENABLED = key("enabled")
 COMPONENT = key("component")
 GPUPOOL = key("gpupool")
 WORKLOAD = key("workload")
-POD_TEMPLATE_HASH = "pod-template-hash"
 
 # Pod annotations read by the webhook (reference §1.2).
 TFLOPS_REQUEST = key("tflops-request")

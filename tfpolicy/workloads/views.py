@@ -99,11 +99,16 @@ def with_added(path: Path, template: Any, added: tuple[str, ...]) -> View:
     edit of the list itself or of an added container has nowhere to go."""
     spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
     real = _as_list(spec.get("containers")) if isinstance(spec, Mapping) else []
-    names = {c.get("name") for c in real if isinstance(c, Mapping)}
-    items = [*real, *({"name": name} for name in added if name not in names)]
-    copied = {**template, "spec": {**spec, "containers": items}}
+    copied = {**template, "spec": {**spec, "containers": _with_added(real, added)}}
     return View(path, copied, (*path, "metadata"), (*path, "spec"),
                 tuple((*path, "spec", "containers", i) for i in range(len(real))))
+
+
+def _with_added(items: list[Any], added: tuple[str, ...]) -> list[Any]:
+    """``items`` and, after them, each container the controller adds that they lack (a
+    name only: no path, so no edit reaches it)."""
+    names = {c.get("name") for c in items if isinstance(c, Mapping)}
+    return [*items, *({"name": name} for name in added if name not in names)]
 
 
 def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
@@ -115,8 +120,7 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     paths, items = _containers(obj, anchor, shape)
     if isinstance(shared, Mapping):  # refused, but its GPUs are still seen and reported
         items += [c for c in _as_list(shared.get("containers")) if isinstance(c, Mapping)]
-    names = {c.get("name") for c in items}
-    items += [{"name": name} for name in shape.added if name not in names]  # no path: no edit
+    items = _with_added(items, shape.added)
     template: dict[str, Any] = {}
     if isinstance(meta, Mapping):
         template["metadata"] = {k: copy.deepcopy(meta[k]) for k in _META_KEYS if k in meta}
