@@ -2,9 +2,10 @@
 
 ``iter_documents`` looks only at lines opening with ``%``, ``---`` or ``...``;
 the oracle below reads every line. Whatever the stream and however it is
-cut into pieces of whole lines (as ``decode_lines`` cuts a file), both give
-the same documents at the same lines, and the documents join back into
-the stream.
+cut into pieces of whole lines, both give the same documents at the same
+lines, and the documents join back into the stream. ``read_pieces`` cuts
+a byte stream into pieces of whole documents that worker processes split
+on their own: together they give the oracle's documents too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.yamlio.stream import RawDoc, decode_lines, iter_documents
+from tfpolicy.yamlio.stream import RawDoc, iter_documents, read_pieces
 
 LINES = st.sampled_from([
     "a: 1\n", "---\n", "--- \n", "---\t# c\n", "--- {a: 1}\n", "----\n", "...\n", "... # end\n",
@@ -54,7 +55,7 @@ def oracle(lines: list[str]) -> list[RawDoc]:
 
 
 def pieces(lines: list[str], cuts: list[int]) -> list[str]:
-    """The lines in pieces cut only where a line ends, as ``decode_lines`` cuts."""
+    """The lines in pieces cut only where a line ends."""
     out, at = [], 0
     at_ends = {c % (len(lines) + 1) for c in cuts}
     whole = sorted(c for c in at_ends if c > 0 and lines[c - 1].endswith("\n"))
@@ -74,17 +75,41 @@ def test_the_split_follows_the_line_rule(lines: list[str], cuts: list[int], last
     assert "".join(d.text for d in docs) == "".join(lines)
 
 
-def test_a_file_is_read_in_pieces_of_whole_lines_with_the_bom_dropped() -> None:
-    text = "\ufeffa: 1\n---\n" + "b: 2\n" * 300_000 + "c: 3"
-    read = list(decode_lines(io.BytesIO(text.encode("utf-8")), "f.yaml"))
-    assert len(read) > 1 and all(p.endswith("\n") for p in read[:-1])
-    assert "".join(read) == text.removeprefix("\ufeff")
+def documents_of(data: bytes, size: int) -> list[RawDoc]:
+    return [d for p in read_pieces(io.BytesIO(data), size) for d in p.documents("f.yaml")]
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(st.lists(LINES, max_size=24), st.integers(1, 40), st.sampled_from(["", "tail: x"]),
+       st.booleans())
+def test_pieces_hold_the_streams_own_documents(lines: list[str], size: int, last: str,
+                                                bom: bool) -> None:
+    lines = [*lines, last] if last else lines
+    text = "".join(lines)
+    data = ("\ufeff" if bom else "").encode() + text.encode()
+    assert documents_of(data, size) == oracle(_LINE.findall(text))
+
+
+def test_a_long_stream_is_cut_into_many_pieces_with_the_bom_dropped() -> None:
+    text = "\ufeff" + "---\n# c\nkind: A\nb: |\n  x\n" * 100_000
+    pieces = list(read_pieces(io.BytesIO(text.encode("utf-8")), 1 << 16))
+    assert len(pieces) > 20 and pieces[0].first and not pieces[1].first
+    assert all(p.data.startswith(b"---\n") for p in pieces[1:])
+    assert documents_of(text.encode(), 1 << 16) == oracle(_LINE.findall(text[1:]))
+
+
+def test_no_cut_after_a_line_without_content() -> None:
+    """Comments before a "---" belong to the document it opens: no cut there."""
+    data = b"a: 1\n# about b\n---\nb: 2\n%YAML 1.2\n---\nc: 3\n\n---\nd: 4\n---\ne: 5\n"
+    pieces = list(read_pieces(io.BytesIO(data), 1))
+    assert [p.line for p in pieces] == [0, 10]  # only before "e", after a content line
+    assert documents_of(data, 1) == oracle(_LINE.findall(data.decode()))
 
 
 def test_a_bad_byte_is_named_with_its_line_even_pieces_later() -> None:
-    data = b"a: 1\n" * 400_000 + b"b: \xff\n"
+    data = b"a: 1\n---\n" * 200_000 + b"b: \xff\n"
     try:
-        list(decode_lines(io.BytesIO(data), "f.yaml"))
+        documents_of(data, 1 << 16)
     except TfpolicyError as exc:
         assert str(exc).startswith("f.yaml:400001:") and "0xff" in str(exc)
     else:

@@ -19,19 +19,27 @@ from typing import BinaryIO
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import Run, emit_findings, engine_options, named, resolve
+from tfpolicy.commands.common import (
+    Run,
+    emit_findings,
+    engine_options,
+    jobs_option,
+    named,
+    resolve,
+)
 from tfpolicy.commands.outdir import destinations, write_outputs
 from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.sources import STDIN, manifest_files
 from tfpolicy.findings import Finding, has_errors
-from tfpolicy.rewrite.pipeline import transform_documents
+from tfpolicy.rewrite.pipeline import PIECE_BYTES, transform_stream
 
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 
 
 @click.command()
 @engine_options
+@jobs_option
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), default=None,
               help="Write one file per input file under this folder (a named file by its "
                    "name, a folder's files by their path in it) instead of stdout.")
@@ -49,10 +57,10 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
         ended = True
         for index, file in enumerate(files):
             shown.step(file)
-            with _lines(file) as lines:
-                docs = yamlio.iter_documents(lines)
-                for n, outcome in enumerate(transform_documents(docs, run.policies,
-                                                                _shown(file), run.options)):
+            with _opened(file) as stream:
+                pieces = yamlio.read_pieces(stream, PIECE_BYTES)
+                for n, outcome in enumerate(transform_stream(pieces, run.policies, _shown(file),
+                                                             run.options, run.jobs)):
                     text = outcome.text
                     if n == 0 and index > 0 and text:
                         text = _separated(text, ended)
@@ -75,9 +83,9 @@ def _to_folder(run: Run, paths: tuple[str, ...], folder: Path) -> int:
     shown = progress(len(pairs))
     for file, target in pairs:
         shown.step(file)
-        with _lines(file) as lines:
-            outcomes = list(transform_documents(yamlio.iter_documents(lines), run.policies,
-                                                file, run.options))
+        with _opened(file) as stream:
+            outcomes = list(transform_stream(yamlio.read_pieces(stream, PIECE_BYTES),
+                                             run.policies, file, run.options, run.jobs))
         outputs.append((target, "".join(o.text for o in outcomes).encode("utf-8")))
         findings.extend(f for o in outcomes for f in o.findings)
     shown.close()
@@ -97,12 +105,9 @@ def _shown(file: str) -> str:
 
 
 @contextmanager
-def _lines(file: str) -> Iterator[Iterator[str]]:
+def _opened(file: str) -> Iterator[BinaryIO]:
     if file == STDIN:
-        yield yamlio.decode_lines(sys.stdin.buffer, "<stdin>")
+        yield sys.stdin.buffer
         return
-    handle: BinaryIO = open(file, "rb")  # noqa: SIM115 - closed below
-    try:
-        yield yamlio.decode_lines(handle, file)
-    finally:
-        handle.close()
+    with open(file, "rb") as handle:
+        yield handle

@@ -6,7 +6,7 @@ import difflib
 
 import click
 
-from tfpolicy.commands.common import emit_findings, engine_options, resolve
+from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import has_errors
@@ -15,6 +15,7 @@ from tfpolicy.render import MACHINE
 
 @click.command()
 @engine_options
+@jobs_option
 @click.option("--diff", "show_diff", is_flag=True,
               help="Also print what fix would change, as a unified diff.")
 @click.argument("paths", nargs=-1, type=click.Path())

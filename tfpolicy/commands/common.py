@@ -22,6 +22,7 @@ from tfpolicy.rewrite.pipeline import Options
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
+_JOBS = "tfpolicy.jobs"
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
@@ -32,6 +33,21 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     ctx.meta[QUIET] = value
     return value
+
+
+def _remember_jobs(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    ctx.meta[_JOBS] = value
+    return value
+
+
+def jobs_option(func: F) -> F:
+    """``-j``: worker processes for the commands that run the engine over many documents."""
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=0), default=0, envvar="TFPOLICY_JOBS",
+        show_envvar=True, expose_value=False, callback=_remember_jobs,
+        help="Worker processes; 0 (the default) is one per CPU this process may use, 1 "
+             "runs everything in this process. Output is the same either way.",
+    )(func)
 
 
 def engine_options(func: F) -> F:
@@ -83,6 +99,7 @@ class Run:
     fmt: str
     scopes: Scopes | None = None
     skip_unconfigured: bool = False  # hooks: a run no config governs checks nothing, exit 0
+    jobs: int = 0  # worker processes (``rewrite.parallel``); 0: one per usable CPU
 
     @property
     def policies(self) -> PolicySet:
@@ -106,11 +123,13 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
         click.echo(f"tfpolicy: {found.explain()}", err=True)
     options = Options(namespace or (config.namespace if config else None) or "default", explain)
     fmt = fmt or (config.format if config else None) or "text"
+    meta = click.get_current_context().meta
+    jobs = int(meta.get(_JOBS, 1))  # 1 where a command takes no -j
     if policies:
-        return Run(load_policy_set(list(policies), Path(".")), options, fmt)
+        return Run(load_policy_set(list(policies), Path(".")), options, fmt, jobs=jobs)
     loaded = load_policy_set(list(config.policies), config.base) if config else None
-    skip = bool(click.get_current_context().meta.get(_SKIP_UNCONFIGURED))
-    return Run(loaded, options, fmt, Scopes(namespace, explain), skip)
+    skip = bool(meta.get(_SKIP_UNCONFIGURED))
+    return Run(loaded, options, fmt, Scopes(namespace, explain), skip, jobs)
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import emit_findings, engine_options, resolve
+from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.output import Target, clean_stale, plan_writes, write_all
@@ -23,6 +23,7 @@ from tfpolicy.findings import Finding, Severity, has_errors
 
 @click.command()
 @engine_options
+@jobs_option
 # Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and
 # the paths are stat'ed when they are read anyway.
 @click.argument("paths", nargs=-1, type=str)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 import click
 
@@ -16,8 +17,9 @@ from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
+from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.edits import Edit, format_path
-from tfpolicy.rewrite.engine import Change, PolicySet, objects, resource_ref
+from tfpolicy.rewrite.engine import Change, objects, resource_ref
 from tfpolicy.rewrite.pipeline import FileResult, Markers, Options, transform
 from tfpolicy.stages.common import TF
 
@@ -32,7 +34,16 @@ class Rewrite:
     changed: bool
     bom: bool
     seen: Seen  # what ``fix`` checks is still there before it replaces the file
-    policies: PolicySet | None = None  # what governed it; trap findings judge by these
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One named file, as a worker hands it back: rewritten, or skipped and why."""
+
+    rewrite: Rewrite | None = None
+    result: FileResult | None = None
+    skipped: str = ""  # the reason, said under --explain
+    unscoped: bool = False  # no config governs it
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
@@ -45,27 +56,29 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     nor the text of a file it leaves alone (``keep_unchanged=False``: empty),
     nor the changes, whose edits only ``check`` reports (``keep_changes=False``).
     A file that no config governs, a Helm chart template, and a file that holds
-    no Kubernetes object are skipped (said under ``--explain``).
+    no Kubernetes object are skipped (said under ``--explain``). Batches of
+    files go through worker processes (``rewrite.parallel``), taken in order.
     """
     rewrites, findings = [], []
     changes: list[Change] = []
     unscoped = 0
     files = list(manifest_files(named(paths)))
+    if STDIN in files:
+        raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
     shown = progress(len(files))
-    cwd = os.getcwd()
-    for path in files:
-        shown.step(path)
-        if path == STDIN:
-            raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-        scope = _scope(run, path, cwd)
-        unscoped += isinstance(scope, Unscoped)
-        rewrite = _rewrite(path, scope, keep_original, keep_unchanged) \
-            if isinstance(scope, Scope) else None
-        if rewrite is None:
-            continue
-        rewrites.append(rewrite[0])
-        findings.extend(rewrite[1].findings)
-        changes.extend(rewrite[1].changes if keep_changes else ())
+    work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
+    for batch in parallel.ordered(work, _batches(files, run.jobs), run.jobs,
+                                  yamlio.silence_process):
+        for path, outcome in batch:
+            shown.step(path)
+            unscoped += outcome.unscoped
+            if outcome.skipped:
+                skipped(run.options, path, outcome.skipped)
+            if outcome.rewrite is None or outcome.result is None:
+                continue
+            rewrites.append(outcome.rewrite)
+            findings.extend(outcome.result.findings)
+            changes.extend(outcome.result.changes)
     shown.close()
     if files and unscoped == len(files) and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
@@ -73,16 +86,35 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     return rewrites, findings, changes
 
 
-def _scope(run: Run, path: str, cwd: str) -> Scope | Unscoped | None:
-    """What governs ``path``; None for a chart template, which is skipped."""
+def _batches(files: list[str], jobs: int) -> list[list[str]]:
+    """Runs of files, a few per worker at the least (so a handful of files stays in one
+    process) and at most ``_BATCH_FILES`` (so the workers stay busy to the end)."""
+    size = max(_BATCH_FILES // 4, min(_BATCH_FILES, len(files) // (4 * parallel.workers(jobs))))
+    return [files[at:at + size] for at in range(0, len(files), size)]
+
+
+_BATCH_FILES = 64
+
+
+def _files(run: Run, cwd: str, keep_original: bool, keep_unchanged: bool, keep_changes: bool,
+           paths: list[str]) -> list[tuple[str, _Outcome]]:
+    return [(path, _file(run, cwd, path, keep_original, keep_unchanged, keep_changes))
+            for path in paths]
+
+
+def _file(run: Run, cwd: str, path: str, keep_original: bool, keep_unchanged: bool,
+          keep_changes: bool) -> _Outcome:
+    """What governs ``path``, and its new text; a chart template is skipped."""
     chart = chart_template(path) if _may_be_in_templates(path, cwd) else ""
     if chart:
-        skipped(run.options, path, chart)
-        return None
+        return _Outcome(skipped=chart)
     scope = run.scope(path)
     if isinstance(scope, Unscoped):
-        skipped(run.options, path, scope.reason)
-    return scope
+        return _Outcome(skipped=scope.reason, unscoped=True)
+    outcome = _rewrite(path, scope, keep_original, keep_unchanged)
+    if outcome.result is not None and not keep_changes:
+        return replace(outcome, result=replace(outcome.result, changes=[]))
+    return outcome
 
 
 def _may_be_in_templates(path: str, cwd: str) -> bool:
@@ -93,8 +125,7 @@ def _may_be_in_templates(path: str, cwd: str) -> bool:
     return "templates" in os.path.join(cwd, path)
 
 
-def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
-             ) -> tuple[Rewrite, FileResult] | None:
+def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool) -> _Outcome:
     data, seen = read_seen(path)
     try:
         original = yamlio.decode(data, path)
@@ -104,12 +135,11 @@ def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
         reason = not_kubernetes(data, path)
         if not reason:
             raise
-        skipped(scope.options, path, reason)
-        return None
+        return _Outcome(skipped=reason)
     kept = original if keep_original else ""
     text = result.text if result.changed or keep_unchanged else ""
-    return Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen,
-                   scope.policies), result
+    rewrite = Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen)
+    return _Outcome(rewrite, replace(result, text=""))
 
 
 def skipped(options: Options, path: str, reason: str) -> None:
@@ -159,7 +189,8 @@ def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> l
 
 
 def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
-    policies = rewrite.policies or run.policies
+    scope = run.scope(rewrite.path)  # a file rewritten was governed
+    policies = scope.policies if isinstance(scope, Scope) else run.policies
     markers = Markers.of((*policies.markers(), TF))
     found: list[Finding] = []
     for raw in yamlio.split_documents(rewrite.text):

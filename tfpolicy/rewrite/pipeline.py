@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
+from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.engine import Change, DocContext, Locate, PolicySet, plan_document
 from tfpolicy.yamlio.restore import Capturer
 
@@ -32,6 +33,7 @@ _MAPPING_START = re.compile(
 )
 _ALIAS = re.compile(r"[\s\[{,]\*[^\s,\]}]")
 MAX_DOCUMENT_CHARS = 16 << 20
+PIECE_BYTES = 1 << 18  # of a stream, handed to one worker process at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class DocOutcome:
     changed: bool
     changes: list[Change]
     findings: list[Finding]
+    counted: bool = True  # took a document index (has content): findings count documents so
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +78,12 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         if not markers.found_in(raw.text):
             first = _FIRST_CONTENT.search(raw.text)
             if _passes(raw.text, first):
-                yield DocOutcome(raw.text, False, [], [])
+                yield DocOutcome(raw.text, False, [], [], first is not None)
                 index += first is not None
                 continue
         parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
         if parsed.node is None:
-            yield DocOutcome(raw.text, False, [], [])
+            yield DocOutcome(raw.text, False, [], [], False)
             continue
         _require_mapping(parsed, raw, file)
         ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
@@ -89,6 +92,34 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)
         index += 1
+
+
+def transform_stream(pieces: Iterable[yamlio.Piece], policies: PolicySet, file: str,
+                     options: Options, jobs: int) -> Iterator[DocOutcome]:
+    """``transform_documents`` over a stream read in pieces (``yamlio.read_pieces``), without
+    the changes (``apply`` writes the text and the findings); the pieces are decoded, split
+    and rewritten in worker processes (``rewrite.parallel``). Texts, findings and the first
+    error are the same however many workers there are."""
+    work = partial(_piece, policies, file, options)
+    index = 0
+    for outcomes in parallel.ordered(work, pieces, jobs, yamlio.silence_process):
+        for outcome in outcomes:
+            yield _shifted(outcome, index) if index and outcome.findings else outcome
+        index += sum(o.counted for o in outcomes)
+
+
+def _piece(policies: PolicySet, file: str, options: Options,
+           piece: yamlio.Piece) -> list[DocOutcome]:
+    """One piece's outcomes; their changes, of which nothing is read, do not cross the pipe
+    (pickling them cost more than the texts)."""
+    return [replace(o, changes=[]) if o.changes else o
+            for o in transform_documents(piece.documents(file), policies, file, options)]
+
+
+def _shifted(outcome: DocOutcome, offset: int) -> DocOutcome:
+    """A batch's outcome with its findings' document index counted from the stream's start."""
+    findings = [replace(f, index=f.index + offset) for f in outcome.findings]
+    return replace(outcome, findings=findings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,30 +19,33 @@ from tfpolicy.yamlio.load import (
     locate,
     parse_document,
 )
-from tfpolicy.yamlio.screen import cleared
+from tfpolicy.yamlio.screen import cleared, silence_process
 from tfpolicy.yamlio.stream import (
+    Piece,
     RawDoc,
     decode,
-    decode_lines,
     iter_documents,
+    read_pieces,
     split_documents,
 )
 
 __all__ = [
     "TEMPLATE_SYNTAX",
     "Parsed",
+    "Piece",
     "RawDoc",
     "cleared",
     "decode",
-    "decode_lines",
     "dump_documents",
     "is_mapping_node",
     "iter_documents",
     "load_all",
     "locate",
     "parse_document",
+    "read_pieces",
     "rewrite_document",
     "scalar",
+    "silence_process",
     "split_documents",
 ]
 

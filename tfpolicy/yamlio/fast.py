@@ -37,7 +37,7 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 import yaml
 
-from tfpolicy.yamlio.screen import document_root, json_of, libyaml_only, quietly
+from tfpolicy.yamlio.screen import document_root, json_of, json_text, libyaml_only, quietly
 
 _STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
@@ -63,8 +63,7 @@ _INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]
 _EXPLICIT_OR_MERGE = re.compile(r"^[ \t]*(?:-[ \t]+)*\?(?:[ \t]|$)|(?:^|[\s{,])<<[ \t]*:",
                                 re.MULTILINE)
 _RESOLVER = yaml.resolver.Resolver()
-# rapidyaml's JSON as json.dumps writes it: no line breaks, no indentation.
-_LAYOUT = re.compile(rb"\n *")
+# The data as rapidyaml writes its JSON on one line (screen.json_of).
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ": "), allow_nan=False)
 
 
@@ -99,10 +98,10 @@ def read(text: str, *, screened: str = "") -> Read | None:
 def surely_reads_as(text: str, intended: Any, screened: str) -> bool:
     """True when ``text`` certainly reads as ``intended``; False is "not known", never "no".
 
-    The tree's JSON, its line breaks and indentation taken out, is compared
+    The tree's JSON, written on one line (``screen.json_of``), is compared
     with ``intended`` written by ``json.dumps`` in the same form (``": "``
-    after a key, ``","`` between items): rapidyaml writes every line break
-    inside a string as ``\\n``, so only the layout goes. Equal JSON texts are
+    after a key, ``","`` between items; a line break inside a string is
+    ``\\n`` in both). Equal JSON texts are
     equal data, types included (``1``, ``1.0``, ``true`` and ``"1"`` are
     written apart) and keys counted (a repeated key shows twice); the screens
     that let the tree be read at all make its JSON types YAML 1.1's. About
@@ -118,7 +117,7 @@ def surely_reads_as(text: str, intended: Any, screened: str) -> bool:
         expected = _JSON.encode(intended).encode("utf-8")
     except (TypeError, ValueError, UnicodeEncodeError):  # nan, a lone surrogate, no JSON type
         return False
-    return _LAYOUT.sub(b"", json_of(tree, root, len(parsed[0]))) == expected
+    return json_of(tree, root, len(parsed[0])) == expected
 
 
 def _parse(text: str, screened: str) -> tuple[bytes, bytearray, Any, int] | None:
@@ -204,8 +203,7 @@ def _typed_otherwise(text: str) -> bool:
 
 def _data(tree: Any, root: int, size_hint: int) -> Any:
     try:
-        return json.loads(json_of(tree, root, size_hint), object_pairs_hook=_unique, parse_int=_int,
-                          parse_float=_float, parse_constant=_refuse)
+        return _DECODER.decode(json_text(json_of(tree, root, size_hint)))
     except Exception:  # a repeated key, a number not in canonical form, JSON it could not write
         return None
 
@@ -231,3 +229,8 @@ def _float(text: str) -> float:
 
 def _refuse(text: str) -> Any:
     raise ValueError(text)
+
+
+# One decoder for every document: ``json.loads`` with hooks builds a new one per call.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique, parse_int=_int, parse_float=_float,
+                            parse_constant=_refuse)

@@ -33,6 +33,7 @@ from typing import Any
 import ryml  # type: ignore[import-untyped]
 
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
+_silenced: list[bool] = []  # [True] once descriptor 2 is /dev/null for good
 # Where rapidyaml is more lenient than libyaml, measured: a plain scalar opening with a
 # reserved indicator (@ or `), tags libyaml's loader refuses (!custom, a bad !!binary),
 # and an alias to no anchor. A token opening with one of these, or with an anchor or
@@ -47,6 +48,7 @@ _INDICATOR = re.compile(r"[@`!*&](?<=[\s\[{,].)(?:(?<=[@`!])|(?<=[*&])[A-Za-z0-9
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
 _OPEN_FLOW = re.compile(r"[\[{][^\]}\n]*$", re.MULTILINE)
 _ASCII_ALLOWED = b"\t\n\r" + bytes(range(0x20, 0x7F))  # _FORBIDDEN's complement in ASCII
+_CONTAINER_STYLE = int(ryml.CONTAINER_STYLE)
 
 
 def libyaml_only(text: str) -> bool:
@@ -89,7 +91,7 @@ def cleared(text: str) -> bool:
         return True  # only comments, or nothing
     if root < 0 or not tree.is_map(root):
         return False
-    return _keys_unique(tree, len(text))
+    return _keys_unique(tree, root, len(text))
 
 
 def document_root(tree: Any) -> int | None:
@@ -104,30 +106,44 @@ def document_root(tree: Any) -> int | None:
     return None if tree.num_children(root) == 0 else -1
 
 
-def _keys_unique(tree: Any, size_hint: int) -> bool:
+def _keys_unique(tree: Any, root: int, size_hint: int) -> bool:
     try:
-        json.loads(json_of(tree, tree.root_id(), size_hint), object_pairs_hook=_unique_pairs)
+        _UNIQUE_KEYS.decode(json_text(json_of(tree, root, size_hint)))
     except Exception:  # a repeated key, or JSON it could not write
         return False
     return True
 
 
-def json_of(tree: Any, node: int, size_hint: int) -> bytearray:
-    """The tree's JSON from ``node`` down, in a buffer of ours: ``emit_json_malloc``'s is
-    never freed (~30 MB per 10,000 documents of the bench corpus).
+def json_text(written: bytearray) -> str:
+    """rapidyaml's JSON as text, decoded as ``json.loads`` decodes UTF-8 bytes."""
+    return written.decode("utf-8", "surrogatepass")
 
-    Written at once into a buffer sized from ``size_hint`` (the YAML's length:
-    the JSON, indented alike, is seldom twice as long); only when it does not
-    fit is it written again at the size rapidyaml says. Measuring first cost
-    a second pass over the tree for every document.
+
+def json_of(tree: Any, node: int, size_hint: int) -> bytearray:
+    """The tree's JSON from ``node`` (a container) down, on one line, in a buffer of ours:
+    ``emit_json_malloc``'s is never freed (~30 MB per 10,000 documents of the bench corpus).
+
+    The node is styled flow for the emitter, and its own style put back after:
+    then every container below is written flow too, with ``": "`` after a key
+    and ``","`` between items, as ``json.dumps`` writes with those separators,
+    and no line break or indentation at all (a line break inside a string is
+    written ``\\n``). Written at once into a buffer sized from ``size_hint``
+    (the YAML's length: its JSON on one line is seldom longer); only when it
+    does not fit is it written again at the size rapidyaml says. Measuring
+    first cost a second pass over the tree for every document.
     """
-    buffer = bytearray(2 * size_hint + 512)
-    failed, size = ryml.emit_json_to_substr(tree, node, buffer)
-    if failed:
-        buffer = bytearray(size)
+    style = int(tree.type(node)) & _CONTAINER_STYLE
+    tree.set_container_style(node, ryml.FLOW_SL)
+    try:
+        buffer = bytearray(2 * size_hint + 512)
         failed, size = ryml.emit_json_to_substr(tree, node, buffer)
         if failed:
-            raise ValueError("rapidyaml wrote no JSON for this tree")
+            buffer = bytearray(size)
+            failed, size = ryml.emit_json_to_substr(tree, node, buffer)
+            if failed:
+                raise ValueError("rapidyaml wrote no JSON for this tree")
+    finally:
+        tree.set_container_style(node, style)
     del buffer[size:]
     return buffer
 
@@ -137,10 +153,17 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
         raise ValueError("repeated key")
 
 
+# One decoder for every document: ``json.loads`` with a hook builds a new one per call.
+_UNIQUE_KEYS = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
 def quietly(parse: Callable[[Any], Any], source: Any) -> Any:
     """``parse(source)``: rapidyaml's error handler writes to descriptor 2 itself, so it is
     pointed at ``/dev/null`` for the call (a plain function: a context manager's generator
-    cost more than the two ``dup2`` on every document)."""
+    cost more than the two ``dup2`` on every document), unless it is for good
+    (``silence_process``)."""
+    if _silenced:
+        return parse(source)
     if not _quiet:
         _quiet.append(os.open(os.devnull, os.O_WRONLY))
     # No Python code writes while it is pointed away, so nothing buffered is lost.
@@ -151,3 +174,13 @@ def quietly(parse: Callable[[Any], Any], source: Any) -> Any:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+
+
+def silence_process() -> None:
+    """Point descriptor 2 at ``/dev/null`` for the rest of the process: for a worker
+    process, which hands everything it has to say back to its parent, so that rapidyaml
+    need not be silenced call by call (four system calls per document)."""
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 2)
+    os.close(quiet)
+    _silenced.append(True)

@@ -43,11 +43,11 @@ _CONTENT_LINE = re.compile(r"^[ \t]*[^ \t\r\n#]", re.MULTILINE)
 class _Split:
     """The state of the split between pieces of text."""
 
-    def __init__(self) -> None:
+    def __init__(self, start: int) -> None:
         self.chunk: list[str] = []  # the current document's text
         self.pending: list[str] = []  # directive lines waiting for their "---"
         self.content = False
-        self.start = 0
+        self.start = start
         self.emitted = False
 
     def lines(self, run: str) -> None:
@@ -84,13 +84,14 @@ class _Split:
             yield RawDoc("".join(self.chunk), self.start)
 
 
-def iter_documents(pieces: Iterable[str]) -> Iterator[RawDoc]:
-    """Documents of a stream given in pieces of whole lines (the last may lack its end).
+def iter_documents(pieces: Iterable[str], start: int = 0) -> Iterator[RawDoc]:
+    """Documents of a stream given in pieces of whole lines (the last may lack its end),
+    its first line being line ``start`` of the file.
 
     Joined, the documents give the stream back. Only lines opening with
     ``%``, ``---`` or ``...`` are looked at one by one.
     """
-    split = _Split()
+    split = _Split(start)
     for piece in pieces:
         at = 0
         for start, end in _specials(piece):
@@ -129,32 +130,73 @@ def decode(data: bytes, file: str) -> str:
     return text.removeprefix(BOM)
 
 
-_PIECE = 1 << 20
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """Whole documents of a stream, as read: undecoded, so a worker process decodes them."""
 
+    data: bytes
+    line: int  # 0-based line of its first byte in the file
+    first: bool  # the stream's start: a byte order mark there is dropped
 
-def decode_lines(stream: BinaryIO, file: str) -> Iterator[str]:
-    """A binary stream's text, strictly UTF-8, in pieces of whole lines of about 1 MiB."""
-    tail, lines_before, first = b"", 0, True
-    while True:
-        block = stream.read(_PIECE)
-        data = tail + block
-        cut = len(data) if not block else data.rfind(b"\n") + 1
-        if cut == 0 and block:
-            tail = data  # no line ends in it yet
-            continue
-        piece, tail = data[:cut], data[cut:]
+    def documents(self, file: str) -> list[RawDoc]:
+        """Its documents, strictly UTF-8; they are the stream's own documents, at its lines."""
         try:
-            text = piece.decode("utf-8")
+            text = self.data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line = lines_before + piece.count(b"\n", 0, exc.start) + 1
-            raise _not_utf8(piece[exc.start], file, line) from None
-        if first:
-            text, first = text.removeprefix(BOM), False
-        lines_before += piece.count(b"\n")
-        if text:
-            yield text
+            line = self.line + self.data.count(b"\n", 0, exc.start) + 1
+            raise _not_utf8(self.data[exc.start], file, line) from None
+        return list(iter_documents([text.removeprefix(BOM) if self.first else text], self.line))
+
+
+_BLOCK = 1 << 20
+# A "---" line, which starts a new document for sure when the line before it holds content
+# (and is no directive, marker or byte order mark): then the split cuts there whatever came
+# before, and starts afresh, as it does at the start of a stream.
+_MARKER_LINE = re.compile(rb"\n---(?:[ \t\r\n])")
+_CONTENT_BYTES = re.compile(rb"[ \t]*[^ \t\r\n#]")
+_NOT_CONTENT = (b"%", b"---", b"...", BOM.encode())
+
+
+def read_pieces(stream: BinaryIO, size: int) -> Iterator[Piece]:
+    """A binary stream in pieces of whole documents of ``size`` bytes or a little more
+    (one piece for a stream with no place to cut), read in blocks of 1 MiB.
+
+    Cutting only before a ``---`` line that surely opens a document makes each
+    piece's documents exactly the stream's (``Piece.documents``), so pieces can
+    go their separate ways; bytes are cut at a line break, never inside a
+    character.
+    """
+    buffer = bytearray()
+    line, first, searched = 0, True, 0
+    while True:
+        block = stream.read(_BLOCK)
+        buffer += block
+        while len(buffer) >= size:
+            cut, searched = _cut(buffer, max(size, searched))
+            if cut < 0:
+                break
+            piece = bytes(buffer[:cut])
+            del buffer[:cut]
+            searched = 0
+            yield Piece(piece, line, first)
+            line += piece.count(b"\n")
+            first = False
         if not block:
+            if buffer or first:
+                yield Piece(bytes(buffer), line, first)
             return
+
+
+def _cut(buffer: bytearray, start: int) -> tuple[int, int]:
+    """Where the first ``---`` line from ``start - 1`` on that surely opens a document
+    starts (-1 for none yet), and where the next search may start."""
+    for found in _MARKER_LINE.finditer(buffer, start - 1):
+        at = found.start() + 1
+        before = buffer.rfind(b"\n", 0, at - 1) + 1
+        previous = bytes(buffer[before:at - 1])
+        if _CONTENT_BYTES.match(previous) and not previous.startswith(_NOT_CONTENT):
+            return at, at
+    return -1, max(start, len(buffer) - 4)  # a marker line may still be coming in
 
 
 def _not_utf8(byte: int, file: str, line: int) -> TfpolicyError:

@@ -1,0 +1,205 @@
+"""Worker processes change nothing but the time: ``-j 2`` gives ``-j 1``'s bytes, findings,
+skips and first error, for ``apply``, ``fix`` and ``check`` through the real command."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tfpolicy import yamlio
+from tfpolicy.files.sources import load_policy_set
+from tfpolicy.rewrite import parallel
+from tfpolicy.rewrite.pipeline import PIECE_BYTES, Options, transform_documents, transform_stream
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from gen_corpus import write
+
+TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
+WORKLOADS = 300  # a stream of several batches, and more files than one batch holds
+BROKEN = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken-%d\ndata: {}\n"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("corpus")
+    stream, split = root / "stream.yaml", root / "split"
+    write(WORKLOADS, 11, stream, split)
+    assert stream.stat().st_size > 3 * PIECE_BYTES  # so the workers really take part
+    return stream, split
+
+
+def tfpolicy(*args: str, stdin: bytes = b"", cwd: Path | None = None,
+             ) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if k != "TFPOLICY_JOBS"}
+    return subprocess.run([TFPOLICY, *args], input=stdin, capture_output=True, cwd=cwd,
+                          env=env, timeout=300, check=False)
+
+
+def outcome(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
+    return done.returncode, done.stdout, done.stderr
+
+
+# --- the pool itself ----------------------------------------------------------------
+
+def _pid_after(delay: float) -> tuple[float, int]:
+    time.sleep(delay)
+    return delay, os.getpid()
+
+
+def test_results_come_in_order_from_other_processes() -> None:
+    delays = [0.05, 0.0, 0.03, 0.0, 0.02, 0.0, 0.01, 0.0]  # later batches finish first
+    results = list(parallel.ordered(_pid_after, delays, 2))
+    assert [d for d, _ in results] == delays
+    assert os.getpid() not in {pid for _, pid in results}
+
+
+def _fails_at_three(n: int) -> int:
+    if n == 3:
+        raise ValueError(f"batch {n}")
+    return n
+
+
+def test_an_error_is_raised_at_its_turn_after_the_batches_before_it() -> None:
+    seen: list[int] = []
+    with pytest.raises(ValueError, match="batch 3"):
+        for n in parallel.ordered(_fails_at_three, range(8), 2):
+            seen.append(n)
+    assert seen == [0, 1, 2]
+
+
+def _batches_then_unreadable(count: int) -> Iterator[int]:
+    yield from range(count)
+    raise OSError("input went away")
+
+
+@pytest.mark.parametrize("readable", [1, 2, 6])
+def test_a_batch_error_comes_before_an_input_error_read_after_it(readable: int) -> None:
+    seen: list[int] = []
+    with pytest.raises(ValueError, match="batch 3") if readable > 3 else \
+            pytest.raises(OSError, match="went away"):
+        for n in parallel.ordered(_fails_at_three, _batches_then_unreadable(readable), 2):
+            seen.append(n)
+    assert seen == list(range(min(readable, 3)))
+
+
+def test_one_batch_or_one_job_stays_in_this_process() -> None:
+    assert [pid for _, pid in parallel.ordered(_pid_after, [0.0], 2)] == [os.getpid()]
+    assert {pid for _, pid in parallel.ordered(_pid_after, [0.0] * 4, 1)} == {os.getpid()}
+    assert parallel.workers(0) == parallel.usable_cpus()
+
+
+def test_findings_count_documents_from_the_stream_start(corpus: tuple[Path, Path]) -> None:
+    """A later batch's findings carry the document index one process gives them."""
+    policies = load_policy_set(["takeover"], Path("."))
+    text = corpus[0].read_text()
+    pieces = yamlio.read_pieces(io.BytesIO(corpus[0].read_bytes()), PIECE_BYTES)
+
+    def findings(stream: object) -> list[object]:
+        return [f for o in stream for f in o.findings]  # type: ignore[attr-defined]
+
+    one = findings(transform_documents(yamlio.split_documents(text), policies, "s", Options()))
+    two = findings(transform_stream(pieces, policies, "s", Options(), 2))
+    assert two == one
+    assert max(f.index for f in one) > 100  # type: ignore[attr-defined]
+
+
+# --- through the command ------------------------------------------------------------
+
+def test_apply_in_workers_writes_the_same_stream(corpus: tuple[Path, Path]) -> None:
+    stream = corpus[0].read_bytes()
+    one = tfpolicy("apply", "-j", "1", "-p", "takeover", "--format", "json", "-", stdin=stream)
+    two = tfpolicy("apply", "-j", "2", "-p", "takeover", "--format", "json", "-", stdin=stream)
+    assert one.returncode == 0, one.stderr.decode()
+    assert one.stdout != stream and json.loads(one.stderr)
+    assert outcome(two) == outcome(one)
+
+
+def test_apply_in_workers_stops_at_the_same_first_error(corpus: tuple[Path, Path]) -> None:
+    docs = corpus[0].read_text().split("\n---\n")
+    third, half = len(docs) // 3, len(docs) // 2
+    docs[third:third] = [BROKEN % 1]
+    docs[half:half] = [BROKEN % 2]  # a second one, in a later batch
+    stream = "\n---\n".join(docs).encode()
+    one = tfpolicy("apply", "-j", "1", "-p", "takeover", "-", stdin=stream)
+    two = tfpolicy("apply", "-j", "2", "-p", "takeover", "-", stdin=stream)
+    assert one.returncode == 2 and one.stdout == b""
+    assert b"<stdin>:" in one.stderr and one.stderr.count(b"error") == 1
+    assert outcome(two) == outcome(one)
+
+
+def test_apply_in_workers_reports_a_bad_document_before_a_later_bad_byte(
+        corpus: tuple[Path, Path]) -> None:
+    """The stream is read ahead of the workers: a byte that is not UTF-8 further on must
+    not outrank an error in a document before it."""
+    docs = corpus[0].read_text().split("\n---\n")
+    docs[len(docs) // 4:len(docs) // 4] = [BROKEN % 1]
+    stream = "\n---\n".join(docs).encode() + b"\n---\nkind: \xff\n"
+    one = tfpolicy("apply", "-j", "1", "-p", "takeover", "-", stdin=stream)
+    two = tfpolicy("apply", "-j", "2", "-p", "takeover", "-", stdin=stream)
+    assert one.returncode == 2 and b"UTF-8" not in one.stderr
+    assert outcome(two) == outcome(one)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def _repository(split: Path, into: Path) -> Path:
+    """The split corpus, with a file that holds no manifest and a chart's template."""
+    shutil.copytree(split, into)
+    (into / "zz-list.yaml").write_text("- not\n- a manifest\n")
+    chart = into / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    (chart / "templates" / "gpu.yaml").write_text(
+        "kind: Pod\nspec: {containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]}\n")
+    return into
+
+
+def test_fix_in_workers_rewrites_the_same_files(corpus: tuple[Path, Path],
+                                                tmp_path: Path) -> None:
+    runs = {}
+    for jobs in ("1", "2"):  # in the same place: a skip names the chart by its full path
+        repo = _repository(corpus[1], tmp_path / "repo")
+        done = tfpolicy("fix", "-j", jobs, "--explain", "-p", "takeover", ".", cwd=repo)
+        runs[jobs] = (outcome(done), _tree(repo))
+        repo.rename(tmp_path / jobs)
+    (code, stdout, stderr), tree = runs["1"]
+    assert code == 1 and stdout.count(b"Fixing ") > 50
+    assert b"skipped zz-list.yaml" in stderr and b"skipped chart/templates/gpu.yaml" in stderr
+    assert tree != _tree(corpus[1])
+    assert runs["2"] == runs["1"]
+
+
+def test_fix_in_workers_writes_nothing_on_an_error(corpus: tuple[Path, Path],
+                                                   tmp_path: Path) -> None:
+    runs = {}
+    for jobs in ("1", "2"):
+        repo = _repository(corpus[1], tmp_path / jobs)
+        names = sorted(p.name for p in repo.glob("*.yaml"))
+        for n, name in enumerate((names[len(names) // 3], names[len(names) // 2])):
+            (repo / name).write_text(BROKEN % n)
+        before = _tree(repo)
+        done = tfpolicy("fix", "-j", jobs, "-p", "takeover", ".", cwd=repo)
+        assert done.returncode == 2 and done.stderr.count(b"error") == 1
+        assert _tree(repo) == before
+        runs[jobs] = outcome(done)
+    assert runs["2"] == runs["1"]
+
+
+def test_check_in_workers_reports_the_same(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    repo = _repository(corpus[1], tmp_path / "repo")
+    one = tfpolicy("check", "-j", "1", "--diff", "-p", "takeover", ".", cwd=repo)
+    two = tfpolicy("check", "-j", "2", "--diff", "-p", "takeover", ".", cwd=repo)
+    assert one.returncode == 1 and b"would " in one.stdout and b"+++ b/" in one.stdout
+    assert outcome(two) == outcome(one)
