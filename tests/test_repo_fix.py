@@ -57,14 +57,13 @@ def test_an_edit_made_while_fix_runs_is_kept_and_reported(
 ) -> None:
     repo = _repo(tmp_path, "a.yaml", "b.yaml")
     edit = EXAMPLE.read_text() + "# the user's edit, saved while fix ran\n"
-    real_plan = fix_command.plan_writes
+    real_clean = fix_command.clean_stale
 
-    def plan_then_edit(*args: object, **kwargs: object) -> object:
-        planned = real_plan(*args, **kwargs)  # type: ignore[arg-type]
-        (repo / "b.yaml").write_text(edit)  # lands after fix read b.yaml, before it writes
-        return planned
+    def clean_then_edit(*args: object, **kwargs: object) -> None:
+        real_clean(*args, **kwargs)  # type: ignore[arg-type]
+        (repo / "b.yaml").write_text(edit)  # lands after fix read b.yaml, before it renames
 
-    monkeypatch.setattr(fix_command, "plan_writes", plan_then_edit)
+    monkeypatch.setattr(fix_command, "clean_stale", clean_then_edit)
     monkeypatch.chdir(repo)
     code = cli.main(["fix", "-p", "takeover", "a.yaml", "b.yaml"])
     out, err = capsys.readouterr()
@@ -150,6 +149,28 @@ def test_an_unwritable_target_stops_fix_before_any_write(tmp_path: Path) -> None
     finally:
         (repo / "locked").chmod(0o755)
         shutil.rmtree(repo)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_bad_file_outranks_a_refused_target_before_it_and_nothing_stays(
+        tmp_path: Path, jobs: str) -> None:
+    """Targets are planned and staged while later files are still read: a file refused
+    there (hard-linked) is held back, so a malformed file after it is still the error
+    reported, as when all the planning came after; every temp file already written goes."""
+    names = [f"f{n:03d}.yaml" for n in range(80)]
+    repo = _repo(tmp_path, *names)
+    os.link(repo / names[5], repo / "second-name-of-f005")
+    (repo / names[60]).write_text("kind: [unclosed\n")
+    before = {p: p.read_bytes() for p in repo.iterdir() if p.is_file()}
+    done = _fix("-j", jobs, *names, cwd=repo)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"{names[60]}:2:1: error: invalid YAML")
+    assert {p: p.read_bytes() for p in repo.iterdir() if p.is_file()} == before
+    assert _temps(repo) == []
+    (repo / names[60]).write_bytes(EXAMPLE.read_bytes())
+    done = _fix("-j", jobs, *names, cwd=repo)  # now the hard link is the error
+    assert done.returncode == 2 and done.stderr.startswith(f"{names[5]}: error: has 2 hard links")
+    assert _temps(repo) == [] and (repo / names[0]).read_bytes() == EXAMPLE.read_bytes()
 
 
 def test_mode_owner_and_group_are_kept(tmp_path: Path) -> None:

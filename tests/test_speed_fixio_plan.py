@@ -1,6 +1,6 @@
 """``fix``'s per-file shortcuts give what the plain rules give.
 
-``plan_writes`` resolves each folder once and the file with one ``lstat``;
+The planner resolves each folder once and the file with one ``lstat``;
 the plain rule resolves the whole path of every file. The temp files are
 made without ``tempfile``; their names must still be the ones the cleanup of
 a killed run recognises.
@@ -17,6 +17,11 @@ import pytest
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files import output
 from tfpolicy.files.sources import Seen, read_seen, unchanged
+
+
+def plan_writes(items: list[tuple[str, bytes, Seen]], cwd: Path) -> list[output.Target]:
+    planner = output.Planner(cwd)
+    return [t for t in (planner.plan(*item) for item in items) if t is not None]
 
 
 def _plain(shown: str) -> Path:
@@ -47,12 +52,12 @@ def test_each_target_is_where_the_plain_rule_puts_it(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     for shown in names:  # one at a time: a file named twice is planned once
         seen = read_seen(shown)[1]
-        [target] = output.plan_writes([(shown, b"new\n", seen)], Path.cwd())
+        [target] = plan_writes([(shown, b"new\n", seen)], Path.cwd())
         assert target.real == _plain(shown), shown
         assert target.shown == shown and target.data == b"new\n"
         assert (target.info.st_ino, target.info.st_mode) == (
             os.stat(shown).st_ino, os.stat(shown).st_mode), shown
-    planned = output.plan_writes([(n, b"", read_seen(n)[1]) for n in names], Path.cwd())
+    planned = plan_writes([(n, b"", read_seen(n)[1]) for n in names], Path.cwd())
     assert [t.real for t in planned] == list(dict.fromkeys(_plain(n) for n in names))
 
 
@@ -69,7 +74,7 @@ def test_a_link_out_of_the_repository_is_refused_however_it_is_reached(
     for shown in ("file-link.yaml", "folder-link/o.yaml"):
         items = [("mine.yaml", b"", read_seen("mine.yaml")[1]), (shown, b"", read_seen(shown)[1])]
         with pytest.raises(TfpolicyError, match="outside the repository") as caught:
-            output.plan_writes(items, Path.cwd())
+            plan_writes(items, Path.cwd())
         assert caught.value.file == shown
 
 
@@ -82,9 +87,9 @@ def test_a_file_gone_or_hard_linked_since_it_was_read_is_refused(
     os.unlink("gone.yaml")
     os.link("linked.yaml", "second-name.yaml")
     with pytest.raises(TfpolicyError, match="cannot write: No such file"):
-        output.plan_writes([("gone.yaml", b"", seen["gone.yaml"])], tmp_path)
+        plan_writes([("gone.yaml", b"", seen["gone.yaml"])], tmp_path)
     with pytest.raises(TfpolicyError, match="has 2 hard links"):
-        output.plan_writes([("linked.yaml", b"", seen["linked.yaml"])], tmp_path)
+        plan_writes([("linked.yaml", b"", seen["linked.yaml"])], tmp_path)
 
 
 def test_temp_files_carry_the_name_the_cleanup_knows(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ What it guarantees about concurrent edits, links and temp files is in
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,8 +16,7 @@ import click
 from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
-from tfpolicy.files.output import Target, clean_stale, plan_writes, write_all
-from tfpolicy.files.sources import Seen
+from tfpolicy.files.output import Target, Writes, clean_stale
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
@@ -31,17 +30,17 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
         paths: tuple[str, ...]) -> int:
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False,
-                                          keep_changes=False)
-    changed = _encoded(rewrites)
-    targets = plan_writes(changed, Path.cwd())
-    clean_stale(real_folders(r.path for r in rewrites))
     written: list[str] = []
-    moved = write_all(targets, lambda t: written.append(t.shown))
+    with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
+        rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False,
+                                              keep_changes=False, each=_staged(writes))
+        clean_stale(real_folders(r.path for r in rewrites), keep=writes.temps())
+        moved = writes.commit(lambda t: written.append(t.shown))
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
     findings += [_moved(t) for t in moved]
     emit_findings(findings, run.fmt, err=True)
+    changed = any(r.changed for r in rewrites)
     return ExitCode.FINDINGS if changed or has_errors(findings) else ExitCode.OK
 
 
@@ -61,15 +60,16 @@ def real_folders(paths: Iterable[str]) -> set[Path]:
     return linked | {Path(folder).resolve() for folder in folders}
 
 
-def _encoded(rewrites: list[Rewrite]) -> list[tuple[str, bytes, Seen]]:
-    """Each changed file's path, new bytes and what was read; its text is let go as its
-    bytes are made (``rewrites`` keeps it empty), so the new text is held once, not twice."""
-    changed = []
-    for index, rewrite in enumerate(rewrites):
-        if rewrite.changed:
-            changed.append((rewrite.path, _bytes(rewrite), rewrite.seen))
-            rewrites[index] = replace(rewrite, text="")
-    return changed
+def _staged(writes: Writes) -> Callable[[Rewrite], Rewrite]:
+    """Each changed file's new bytes handed to ``writes`` as the file comes out of the
+    engine, while later files are still in it; what is kept has no text, so the new text
+    is held only until its temp file is written."""
+    def stage(rewrite: Rewrite) -> Rewrite:
+        if not rewrite.changed:
+            return rewrite
+        writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
+        return replace(rewrite, text="")
+    return stage
 
 
 def _bytes(rewrite: Rewrite) -> bytes:

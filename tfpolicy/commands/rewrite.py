@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -48,6 +49,7 @@ class _Outcome:
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
                   keep_unchanged: bool = True, keep_changes: bool = True,
+                  each: Callable[[Rewrite], Rewrite] | None = None,
                   ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
     """Every file's new text; any bad input raises before anything could be written.
 
@@ -57,7 +59,9 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     nor the changes, whose edits only ``check`` reports (``keep_changes=False``).
     A file that no config governs, a Helm chart template, and a file that holds
     no Kubernetes object are skipped (said under ``--explain``). Batches of
-    files go through worker processes (``rewrite.parallel``), taken in order.
+    files go through worker processes (``rewrite.parallel``), taken in order;
+    ``each`` sees every rewrite as it is taken (``fix`` stages its write then),
+    and what it returns is kept.
     """
     rewrites, findings = [], []
     changes: list[Change] = []
@@ -76,7 +80,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
                 skipped(run.options, path, outcome.skipped)
             if outcome.rewrite is None or outcome.result is None:
                 continue
-            rewrites.append(outcome.rewrite)
+            rewrites.append(each(outcome.rewrite) if each else outcome.rewrite)
             findings.extend(outcome.result.findings)
             changes.extend(outcome.result.changes)
     shown.close()

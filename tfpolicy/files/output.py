@@ -5,7 +5,12 @@ The contract (README, ``fix``):
 * **All or nothing up front.** Every target is checked (links, hard links,
   permissions) and every new text is written to a temp file beside its
   target before the first file is replaced; any failure there removes the
-  temp files and leaves every file as it was (exit 2).
+  temp files and leaves every file as it was (exit 2). Both happen as each
+  file's new text comes in, while the engine still works on later files
+  (``Writes``); a failure is held until every file went through the engine,
+  so which error is reported does not depend on that overlap: a file the
+  engine refuses first, then the first target refused, then the first temp
+  file that could not be written.
 * **Concurrent edits win.** Just before a file is replaced, its size,
   mtime and content hash are compared with what was read; if it changed,
   it is left alone and reported.
@@ -35,7 +40,7 @@ import re
 import stat
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
@@ -71,17 +76,79 @@ class _Folder:
     writable: bool
 
 
-def plan_writes(items: Iterable[tuple[str, bytes, Seen]], cwd: Path) -> list[Target]:
-    """Where each new text goes; any target fix must not write refuses them all (exit 2).
+class Planner:
+    """Where each new text goes; a target fix must not write raises (exit 2).
 
-    A file named twice (itself and a link to it) is written once, under its first name.
+    A file named twice (itself and a link to it) is planned once, under its first name.
     """
-    targets: dict[Path, Target] = {}
-    folders: dict[str, _Folder] = {}
-    for shown, data, seen in items:
-        target = _target(shown, data, seen, cwd, folders)
-        targets.setdefault(target.real, target)
-    return list(targets.values())
+
+    def __init__(self, cwd: Path) -> None:
+        self._cwd = cwd
+        self._folders: dict[str, _Folder] = {}
+        self._reals: set[Path] = set()
+
+    def plan(self, shown: str, data: bytes, seen: Seen) -> Target | None:
+        """The target of one file; None when it was planned before under another name."""
+        target = _target(shown, data, seen, self._cwd, self._folders)
+        if target.real in self._reals:
+            return None
+        self._reals.add(target.real)
+        return target
+
+
+class Writes:
+    """``fix``'s writes, planned and staged one by one as new texts come in, and committed
+    once all came in (the contract above). Used as a context manager: on the way out,
+    every temp file not renamed in is removed, whatever happened."""
+
+    def __init__(self, cwd: Path) -> None:
+        self._planner = Planner(cwd)
+        self._staged: list[_Staged] = []
+        self._renamed: list[bool] = []
+        self._refused: TfpolicyError | None = None  # the first target fix must not write
+        self._failed: TfpolicyError | None = None  # the first temp file not written
+        self._prefix = f".%s.{os.getpid()}."
+
+    def __enter__(self) -> Writes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for index, item in enumerate(self._staged):
+            if index >= len(self._renamed) or not self._renamed[index]:
+                with contextlib.suppress(OSError):
+                    os.unlink(item.temp)
+
+    def add(self, shown: str, data: bytes, seen: Seen) -> None:
+        """Plan one file's write and, while nothing failed, stage it."""
+        try:
+            target = self._planner.plan(shown, data, seen)
+        except TfpolicyError as exc:
+            self._refused = self._refused or exc
+            return
+        if target is None or self._refused is not None or self._failed is not None:
+            return
+        try:
+            self._staged.append(_stage(target, self._prefix))
+        except TfpolicyError as exc:
+            self._failed = exc
+
+    def temps(self) -> set[str]:
+        return {item.temp for item in self._staged}
+
+    def commit(self, written: Callable[[Target], None]) -> list[Target]:
+        """Replace every target still as it was read, or raise the error held; those
+        changed meanwhile are returned."""
+        error = self._refused or self._failed
+        if error is not None:
+            raise error
+        if self._staged:
+            os.sync()  # every temp file's bytes on disk before the first rename
+        self._renamed = _commit_all(self._staged)
+        for item, replaced in zip(self._staged, self._renamed, strict=True):
+            if replaced:
+                written(item.target)
+        return [item.target for item, replaced in zip(self._staged, self._renamed, strict=True)
+                if not replaced]
 
 
 def _target(shown: str, data: bytes, seen: Seen, cwd: Path,
@@ -148,8 +215,9 @@ def _repository(named: Path, cwd: Path) -> Path:
     return (cwd if named.is_relative_to(cwd) else named.parent).resolve()
 
 
-def clean_stale(folders: Iterable[Path]) -> None:
-    """Remove temp files a killed ``fix`` left in these folders (their process is gone)."""
+def clean_stale(folders: Iterable[Path], keep: set[str]) -> None:
+    """Remove temp files a killed ``fix`` left in these folders (their process is gone),
+    but those of this run (``keep``)."""
     for folder in sorted(set(folders)):
         try:
             entries = list(os.scandir(folder))
@@ -157,7 +225,8 @@ def clean_stale(folders: Iterable[Path]) -> None:
             continue
         for entry in entries:
             found = _TEMP.match(entry.name)
-            if found and entry.is_file(follow_symlinks=False) and not _alive(int(found[1])):
+            if found and entry.is_file(follow_symlinks=False) and not _alive(int(found[1])) \
+                    and entry.path not in keep:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
 
@@ -172,28 +241,6 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OverflowError):  # someone else's process, or not a pid at all
         return True
     return True
-
-
-def write_all(targets: list[Target], written: Callable[[Target], None]) -> list[Target]:
-    """Replace every target still as it was read; those changed meanwhile are returned."""
-    staged: list[_Staged] = []
-    done: list[bool] = []
-    try:
-        prefix = f".%s.{os.getpid()}."
-        for target in targets:
-            staged.append(_stage(target, prefix))
-        if staged:
-            os.sync()  # every temp file's bytes on disk before the first rename
-        done = _commit_all(staged)
-    finally:  # every temp file not renamed in (all of them when something failed)
-        for index, item in enumerate(staged):
-            if index >= len(done) or not done[index]:
-                with contextlib.suppress(OSError):
-                    os.unlink(item.temp)
-    for item, replaced in zip(staged, done, strict=True):
-        if replaced:
-            written(item.target)
-    return [item.target for item, replaced in zip(staged, done, strict=True) if not replaced]
 
 
 def _commit_all(staged: list[_Staged]) -> list[bool]:
@@ -225,7 +272,7 @@ def _stage(target: Target, prefix: str) -> _Staged:
             os.unlink(temp)
         raise TfpolicyError(f"cannot write: {exc.strerror} (nothing was written)",
                             file=target.shown) from None
-    return _Staged(target, temp)
+    return _Staged(replace(target, data=b""), temp)  # written: not held until the commit
 
 
 _NAMES = random.Random()  # seeded from the OS: temp names must not repeat across runs
