@@ -3,6 +3,7 @@ owners, temp files, and a kill -9 loop."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import random
@@ -276,6 +277,21 @@ FILES = 24
 TRIALS = 16
 
 
+def _outliving(folder: Path, patience: float = 5.0) -> list[int]:
+    """Live processes still working in ``folder`` after ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        alive = []
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                if entry.name.isdigit() and Path(entry, "cwd").resolve() == folder.resolve() \
+                        and (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    alive.append(int(entry.name))
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
 def test_kill_9_at_any_point_leaves_every_file_old_or_new(tmp_path: Path) -> None:
     """SIGKILL fix at random points; every file is exactly old or new, the next run cleans up.
 
@@ -299,6 +315,7 @@ def test_kill_9_at_any_point_leaves_every_file_old_or_new(tmp_path: Path) -> Non
         time.sleep(spent * chance.uniform(low, 1.0))
         child.send_signal(signal.SIGKILL)
         child.wait()
+        assert _outliving(repo) == [], trial  # its worker processes went with it
         for name in names:
             assert (repo / name).read_bytes() in (old, new), (trial, name)
         done = _fix(*names, cwd=repo)

@@ -16,6 +16,7 @@ one batch, so a small run pays nothing for it.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -80,7 +81,7 @@ def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
     _work = work
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(max_workers=count, mp_context=context, initializer=_worker,
-                               initargs=(prepare,))
+                               initargs=(os.getpid(), prepare))
     flight: deque[Future[R]] = deque()
     try:
         while True:
@@ -104,11 +105,25 @@ def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
         _work = None
 
 
-def _worker(prepare: Callable[[], None] | None) -> None:
-    """Ctrl-C is the parent's to handle: it stops the run and the pool with it."""
+def _worker(parent: int, prepare: Callable[[], None] | None) -> None:
+    """Ctrl-C is the parent's to handle: it stops the run and the pool with it. A parent
+    killed outright (``kill -9``) cannot stop its pool, and a worker would wait for its
+    next batch for ever: the kernel is asked to kill the worker when the parent dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent(parent)
     if prepare is not None:
         prepare()
+
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _die_with_parent(parent: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if os.getppid() != parent:  # it died before the request was made
+        os._exit(1)
 
 
 def _run(batch: Any) -> Any:
