@@ -13,6 +13,11 @@ process so that its time and peak RSS are its own:
    corpus (one file per document), in as few batches as the argument-size
    limit allows. Exit 1 ("files changed") counts as success.
 
+tfpolicy runs its engine in one worker process per usable CPU (``-j``), so
+a child's CPU seconds include its workers', and two peaks are shown: the
+largest single process (``wait4``) and the whole process tree (its PSS,
+sampled).
+
 Each round prints its ratios to that round's floor (paired, so that load
 from other processes on the machine hits both sides alike); the summary
 gives the median over rounds of wall seconds, of CPU seconds and of each
@@ -56,8 +61,9 @@ class Run:
     seconds: float  # wall
     peak_kb: int  # ru_maxrss of the child, KiB on Linux
     code: int
-    cpu: float = 0.0  # user + system seconds of the child
+    cpu: float = 0.0  # user + system seconds of the child and its workers
     system: float = 0.0  # of which system: file creation and renames, which vary with the disk
+    tree_kb: int = 0  # peak of the summed PSS of the child and its workers, sampled
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +92,42 @@ def corpus(n: int) -> Corpus:
 
 def run_child(argv: Sequence[str], stdin: Path | None, stdout: Path, cwd: Path | None = None,
               ) -> Run:
-    """Run one child to completion; wall time and its own peak RSS (``wait4``)."""
+    """Run one child to completion: wall time, CPU of it and its workers (``wait4``
+    counts the children it reaped), the largest single peak RSS, and the peak of the
+    proportional set size (PSS) of the whole process tree, sampled every 20 ms: each
+    page counted once, shared by the processes that share it (a forked worker shares
+    most of its parent's)."""
     with (stdin.open("rb") if stdin else open(os.devnull, "rb")) as src, \
             stdout.open("wb") as dst, stdout.with_suffix(".stderr").open("wb") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, stdin=src, stdout=dst, stderr=err, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
+        tree = 0
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            tree = max(tree, tree_pss_kb(proc.pid))
+            time.sleep(0.02)
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Run(seconds, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime,
-               usage.ru_stime)
+               usage.ru_stime, max(tree, usage.ru_maxrss))
+
+
+def tree_pss_kb(root: int) -> int:
+    """The memory of ``root`` and all its descendants now, in KiB (Linux ``smaps_rollup``)."""
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as rollup:
+                total += next(int(line.split()[1]) for line in rollup
+                              if line.startswith("Pss:"))
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                pending += [int(child) for child in children.read().split()]
+        except (OSError, ValueError, IndexError, StopIteration):
+            continue  # gone meanwhile
+    return total
 
 
 def stderr_tail(stdout: Path) -> str:
@@ -107,7 +139,7 @@ def median_run(runs: Sequence[Run]) -> Run:
     """Median wall and CPU seconds over rounds, with the largest peak RSS seen."""
     return Run(statistics.median(r.seconds for r in runs), max(r.peak_kb for r in runs),
                max(r.code for r in runs), statistics.median(r.cpu for r in runs),
-               statistics.median(r.system for r in runs))
+               statistics.median(r.system for r in runs), max(r.tree_kb for r in runs))
 
 
 # --- the three measurements -------------------------------------------------
@@ -184,7 +216,8 @@ def fix_once(c: Corpus) -> tuple[Run, int]:
     codes = {r.code for r in runs}
     code = max(codes - {0, 1}, default=max(codes))  # a failure outranks "files changed"
     return Run(sum(r.seconds for r in runs), max(r.peak_kb for r in runs), code,
-               sum(r.cpu for r in runs), sum(r.system for r in runs)), changed
+               sum(r.cpu for r in runs), sum(r.system for r in runs),
+               max(r.tree_kb for r in runs)), changed
 
 
 def fix(c: Corpus) -> Result:
@@ -241,7 +274,8 @@ def row(r: Result, c: Corpus, ratios: tuple[float | None, float | None]) -> str:
     mbps = c.size / 1e6 / r.run.seconds
     shown = "/".join("—" if x is None else f"{x:.2f}" for x in ratios)
     return (f"{r.name:<22} {r.run.seconds:>8.2f} {r.run.cpu:>8.2f} {mbps:>8.2f} {shown:>13} "
-            f"{r.run.peak_kb / 1024:>6.0f} MB  system {r.run.system:.2f} s; {r.note}")
+            f"{r.run.peak_kb / 1024:>6.0f} MB  all processes {r.run.tree_kb / 1024:.0f} MB PSS; "
+            f"system {r.run.system:.2f} s; {r.note}")
 
 
 def report(c: Corpus, rounds: Sequence[Sequence[Result]]) -> str:
