@@ -94,9 +94,9 @@ def run_child(argv: Sequence[str], stdin: Path | None, stdout: Path, cwd: Path |
               ) -> Run:
     """Run one child to completion: wall time, CPU of it and its workers (``wait4``
     counts the children it reaped), the largest single peak RSS, and the peak of the
-    proportional set size (PSS) of the whole process tree, sampled every 20 ms: each
-    page counted once, shared by the processes that share it (a forked worker shares
-    most of its parent's)."""
+    proportional set size (PSS) of the whole process tree, sampled every 100 ms (more
+    often takes a noticeable share of the CPUs the child uses): each page counted once,
+    shared by the processes that share it (a forked worker shares most of its parent's)."""
     with (stdin.open("rb") if stdin else open(os.devnull, "rb")) as src, \
             stdout.open("wb") as dst, stdout.with_suffix(".stderr").open("wb") as err:
         start = time.perf_counter()
@@ -107,7 +107,7 @@ def run_child(argv: Sequence[str], stdin: Path | None, stdout: Path, cwd: Path |
             if pid:
                 break
             tree = max(tree, tree_pss_kb(proc.pid))
-            time.sleep(0.02)
+            time.sleep(0.1)
         seconds = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Run(seconds, usage.ru_maxrss, proc.returncode, usage.ru_utime + usage.ru_stime,
