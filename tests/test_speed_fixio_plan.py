@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files import output
+from tfpolicy.files import output, targets
 from tfpolicy.files.sources import Seen, read_seen, unchanged
 
 
-def plan_writes(items: list[tuple[str, bytes, Seen]], cwd: Path) -> list[output.Target]:
-    planner = output.Planner(cwd)
+def plan_writes(items: list[tuple[str, bytes, Seen]], cwd: Path) -> list[targets.Target]:
+    planner = targets.Planner(cwd)
     return [t for t in (planner.plan(*item) for item in items) if t is not None]
 
 
