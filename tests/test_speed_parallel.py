@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -203,3 +203,56 @@ def test_check_in_workers_reports_the_same(corpus: tuple[Path, Path], tmp_path: 
     two = tfpolicy("check", "-j", "2", "--diff", "-p", "takeover", ".", cwd=repo)
     assert one.returncode == 1 and b"would " in one.stdout and b"+++ b/" in one.stdout
     assert outcome(two) == outcome(one)
+
+
+def test_a_policy_error_found_in_a_worker_is_told_as_in_one_process(
+        corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    """Without -p, each folder's config is loaded where its files are rewritten: in a
+    worker. An invalid policy there must come back whole (its findings, file and line)."""
+    runs = {}
+    for jobs in ("1", "2"):
+        repo = tmp_path / "repo"
+        (repo / ".git").mkdir(parents=True)
+        for folder in ("good", "bad"):
+            shutil.copytree(corpus[1], repo / folder, ignore=_first(60))
+        (repo / "good" / ".tfpolicy.yaml").write_text("policies: [takeover]\n")
+        (repo / "bad" / ".tfpolicy.yaml").write_text("policies: [mine.yaml]\n")
+        (repo / "bad" / "mine.yaml").write_text(
+            "apiVersion: tfpolicy.dev/v1alpha1\nkind: MigrationPolicy\n"
+            "metadata: {name: mine}\nspec: {stage: takeover, isolation: nonsense}\n")
+        for fmt in ("text", "json"):
+            done = tfpolicy("fix", "-j", jobs, "--format", fmt, "good", "bad", cwd=repo)
+            runs[jobs, fmt] = outcome(done), _tree(repo)
+        shutil.rmtree(repo)
+    (code, _, stderr), _ = runs["1", "text"]
+    assert code == 2 and stderr.startswith(b"bad/mine.yaml:4:") and b"nonsense" in stderr
+    assert json.loads(runs["1", "json"][0][2])[0]["file"]
+    for fmt in ("text", "json"):
+        assert runs["2", fmt] == runs["1", fmt]
+
+
+def _first(count: int) -> Callable[[str, list[str]], set[str]]:
+    """A ``copytree`` filter keeping the first ``count`` files of a folder."""
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return set(sorted(names)[count:])
+    return ignore
+
+
+def test_every_error_class_crosses_a_pipe_whole() -> None:
+    """Each subclass takes its own arguments; pickling must not call ``__init__``."""
+    import pickle
+
+    from tfpolicy.admission.placeholders import PlaceholderError
+    from tfpolicy.errors import TfpolicyError
+    from tfpolicy.plan.simulate import TooManyPods
+    from tfpolicy.policy.model import PolicyInvalid
+    from tfpolicy.workloads.registry import NotCounted, ReplicasError
+
+    for cls in (TfpolicyError, PolicyInvalid, TooManyPods, NotCounted, ReplicasError,
+                PlaceholderError):
+        error = cls.__new__(cls)
+        TfpolicyError.__init__(error, f"{cls.__name__} said so", file="f.yaml", line=3)
+        error.findings = ["kept"]  # type: ignore[attr-defined]
+        back = pickle.loads(pickle.dumps(error))
+        assert type(back) is cls and str(back) == str(error) == f"f.yaml:3: {cls.__name__} said so"
+        assert back.__dict__ == error.__dict__ and back.args == error.args

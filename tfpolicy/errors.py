@@ -32,6 +32,11 @@ class TfpolicyError(Exception):
         self.line = line
         self.column = column
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Rebuilt without calling ``__init__``, whose arguments differ from subclass to
+        subclass: an error crosses from a worker process to its parent as it is."""
+        return _rebuilt, (type(self), self.args, self.__dict__)
+
     def located(self, file: str) -> TfpolicyError:
         """The same error, attributed to ``file`` when it has no file yet."""
         if self.file is None:
@@ -43,3 +48,11 @@ class TfpolicyError(Exception):
         prefix = ":".join(where)
         text = " ".join(self.message.split())
         return f"{prefix}: {text}" if prefix else text
+
+
+def _rebuilt(cls: type[TfpolicyError], args: tuple[object, ...],
+             state: dict[str, object]) -> TfpolicyError:
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
