@@ -101,13 +101,14 @@ def test_findings_count_documents_from_the_stream_start(corpus: tuple[Path, Path
     """A later batch's findings carry the document index one process gives them."""
     policies = load_policy_set(["takeover"], Path("."))
     text = corpus[0].read_text()
-    pieces = yamlio.read_pieces(io.BytesIO(corpus[0].read_bytes()), PIECE_BYTES)
+    pieces = (("s", p) for p in yamlio.read_pieces(io.BytesIO(corpus[0].read_bytes()),
+                                                    PIECE_BYTES))
 
     def findings(stream: object) -> list[object]:
         return [f for o in stream for f in o.findings]  # type: ignore[attr-defined]
 
     one = findings(transform_documents(yamlio.split_documents(text), policies, "s", Options()))
-    two = findings(transform_stream(pieces, policies, "s", Options(), 2))
+    two = findings(d.outcome for d in transform_stream(pieces, policies, Options(), 2))
     assert two == one
     assert max(f.index for f in one) > 100  # type: ignore[attr-defined]
 
@@ -121,6 +122,30 @@ def test_apply_in_workers_writes_the_same_stream(corpus: tuple[Path, Path]) -> N
     assert one.returncode == 0, one.stderr.decode()
     assert one.stdout != stream and json.loads(one.stderr)
     assert outcome(two) == outcome(one)
+
+
+def test_apply_over_many_small_files_in_workers_writes_the_same(
+        corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    """Small files are gathered into one task; each keeps its own document count, and
+    each later file still opens a new document of the joined stream."""
+    folder = tmp_path / "many"
+    shutil.copytree(corpus[1], folder)
+    (folder / "000000-no-marker.yaml").write_text("kind: ConfigMap\napiVersion: v1\n")
+    (folder / "000001-no-newline.yaml").write_text("kind: ConfigMap\napiVersion: v1")
+    (folder / "000002-empty.yaml").write_text("")
+    twice = sorted(folder.glob("*-deployment-*"))[0]  # named again: its documents twice
+    named = [str(folder), str(twice)]
+    runs = {jobs: outcome(tfpolicy("apply", "-j", jobs, "-p", "takeover", "--format", "json",
+                                   *named)) for jobs in ("1", "2")}
+    code, stdout, stderr = runs["1"]
+    assert code == 0 and stdout.count(b"\n---\n") == len(list(folder.iterdir())) - 1
+    assert max(f["file"]["index"] for f in json.loads(stderr)) == 0  # one document per file
+    assert runs["2"] == runs["1"]
+    out = tmp_path / "out"
+    for jobs in ("1", "2"):
+        done = tfpolicy("apply", "-j", jobs, "-p", "takeover", "-o", str(out / jobs), str(folder))
+        assert done.returncode == 0, done.stderr
+    assert _tree(out / "2") == _tree(out / "1") and len(_tree(out / "1")) == len(_tree(folder))
 
 
 def test_apply_in_workers_stops_at_the_same_first_error(corpus: tuple[Path, Path]) -> None:

@@ -54,19 +54,17 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     files = list(manifest_files(named(paths, stdin=True)))
     shown = progress(len(files))
     with tempfile.TemporaryFile() as spool:
-        ended = True
-        for index, file in enumerate(files):
-            shown.step(file)
-            with _opened(file) as stream:
-                pieces = yamlio.read_pieces(stream, PIECE_BYTES)
-                for n, outcome in enumerate(transform_stream(pieces, run.policies, _shown(file),
-                                                             run.options, run.jobs)):
-                    text = outcome.text
-                    if n == 0 and index > 0 and text:
-                        text = _separated(text, ended)
-                    spool.write(text.encode("utf-8"))
-                    ended = text.endswith("\n") if text else ended
-                    findings.extend(outcome.findings)
+        ended, later = True, False
+        for done in transform_stream(_pieces(files), run.policies, run.options, run.jobs):
+            text = done.outcome.text
+            if done.opens:
+                shown.step(done.file)
+                if later and text:
+                    text = _separated(text, ended)
+                later = True
+            spool.write(text.encode("utf-8"))
+            ended = text.endswith("\n") if text else ended
+            findings.extend(done.outcome.findings)
         shown.close()
         emit_findings(findings, run.fmt, err=True)
         spool.seek(0)
@@ -78,20 +76,29 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
 def _to_folder(run: Run, paths: tuple[str, ...], folder: Path) -> int:
     """Every input's rewritten text, written only once all of them went through."""
     findings: list[Finding] = []
-    outputs: list[tuple[Path, bytes]] = []
     pairs = destinations(paths, folder)
+    texts: list[list[str]] = []
     shown = progress(len(pairs))
-    for file, target in pairs:
-        shown.step(file)
-        with _opened(file) as stream:
-            outcomes = list(transform_stream(yamlio.read_pieces(stream, PIECE_BYTES),
-                                             run.policies, file, run.options, run.jobs))
-        outputs.append((target, "".join(o.text for o in outcomes).encode("utf-8")))
-        findings.extend(f for o in outcomes for f in o.findings)
+    files = [file for file, _ in pairs]
+    for done in transform_stream(_pieces(files), run.policies, run.options, run.jobs):
+        if done.opens:
+            shown.step(done.file)
+            texts.append([])
+        texts[-1].append(done.outcome.text)
+        findings.extend(done.outcome.findings)
     shown.close()
-    write_outputs(outputs)
+    write_outputs([(target, "".join(text).encode("utf-8"))
+                   for (_, target), text in zip(pairs, texts, strict=True)])
     emit_findings(findings, run.fmt, err=True)
     return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
+
+
+def _pieces(files: list[str]) -> Iterator[tuple[str, yamlio.Piece]]:
+    """Every file's pieces, in order, each with the name findings give its file."""
+    for file in files:
+        with _opened(file) as stream:
+            for piece in yamlio.read_pieces(stream, PIECE_BYTES):
+                yield _shown(file), piece
 
 
 def _separated(text: str, ended: bool) -> str:

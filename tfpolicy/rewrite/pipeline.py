@@ -94,26 +94,62 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         index += 1
 
 
-def transform_stream(pieces: Iterable[yamlio.Piece], policies: PolicySet, file: str,
-                     options: Options, jobs: int) -> Iterator[DocOutcome]:
-    """``transform_documents`` over a stream read in pieces (``yamlio.read_pieces``), without
-    the changes (``apply`` writes the text and the findings); the pieces are decoded, split
-    and rewritten in worker processes (``rewrite.parallel``). Texts, findings and the first
-    error are the same however many workers there are."""
-    work = partial(_piece, policies, file, options)
+@dataclass(frozen=True, slots=True)
+class StreamOutcome:
+    """One document's outcome in ``transform_stream``, with the file it is in."""
+
+    file: str
+    opens: bool  # the first document of its file
+    outcome: DocOutcome
+
+
+def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: PolicySet,
+                     options: Options, jobs: int) -> Iterator[StreamOutcome]:
+    """``transform_documents`` over the streams of one file or more, read in pieces
+    (``yamlio.read_pieces``; a file's first piece is ``first``), without the changes
+    (``apply`` writes the text and the findings).
+
+    Runs of pieces of about ``PIECE_BYTES`` (one large piece, or the pieces of many
+    small files) are decoded, split and rewritten in worker processes
+    (``rewrite.parallel``). Texts, findings and the first error are the same however
+    many workers there are.
+    """
+    work = partial(_batch, policies, options)
     index = 0
-    for outcomes in parallel.ordered(work, pieces, jobs, yamlio.silence_process):
-        for outcome in outcomes:
-            yield _shifted(outcome, index) if index and outcome.findings else outcome
-        index += sum(o.counted for o in outcomes)
+    for batch in parallel.ordered(work, _batches(pieces), jobs, yamlio.silence_process):
+        for file, first, outcomes in batch:
+            index = 0 if first else index
+            for n, outcome in enumerate(outcomes):
+                shifted = _shifted(outcome, index) if index and outcome.findings else outcome
+                yield StreamOutcome(file, first and n == 0, shifted)
+            index += sum(o.counted for o in outcomes)
 
 
-def _piece(policies: PolicySet, file: str, options: Options,
-           piece: yamlio.Piece) -> list[DocOutcome]:
-    """One piece's outcomes; their changes, of which nothing is read, do not cross the pipe
-    (pickling them cost more than the texts)."""
-    return [replace(o, changes=[]) if o.changes else o
-            for o in transform_documents(piece.documents(file), policies, file, options)]
+_Batch = list[tuple[str, yamlio.Piece]]
+
+
+def _batches(pieces: Iterable[tuple[str, yamlio.Piece]]) -> Iterator[_Batch]:
+    """Pieces gathered up to ``PIECE_BYTES``, so that a small file is not a task of its own."""
+    batch: _Batch = []
+    size = 0
+    for file, piece in pieces:
+        batch.append((file, piece))
+        size += len(piece.data)
+        if size >= PIECE_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _batch(policies: PolicySet, options: Options,
+           batch: _Batch) -> list[tuple[str, bool, list[DocOutcome]]]:
+    """Each piece's outcomes; their changes, of which nothing is read, do not cross the
+    pipe (pickling them cost more than the texts)."""
+    return [(file, piece.first, [replace(o, changes=[]) if o.changes else o
+                                 for o in transform_documents(piece.documents(file), policies,
+                                                              file, options)])
+            for file, piece in batch]
 
 
 def _shifted(outcome: DocOutcome, offset: int) -> DocOutcome:
