@@ -3,6 +3,7 @@ skips and first error, for ``apply``, ``fix`` and ``check`` through the real com
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -281,3 +282,39 @@ def test_every_error_class_crosses_a_pipe_whole() -> None:
         back = pickle.loads(pickle.dumps(error))
         assert type(back) is cls and str(back) == str(error) == f"f.yaml:3: {cls.__name__} said so"
         assert back.__dict__ == error.__dict__ and back.args == error.args
+
+
+def test_ctrl_c_stops_apply_and_its_workers(corpus: tuple[Path, Path], tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal sends it: the workers leave it to
+    their parent, which stops the pool, writes no manifest and exits 130."""
+    import signal
+
+    stream = tmp_path / "long.yaml"
+    stream.write_bytes(corpus[0].read_bytes() * 8)
+    with stream.open("rb") as stdin:
+        child = subprocess.Popen([TFPOLICY, "apply", "-j", "2", "-p", "takeover", "-"],
+                                 stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 cwd=tmp_path, start_new_session=True)
+        workers: list[str] = []
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                workers = Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()
+            time.sleep(0.01)
+        assert len(workers) == 2, "the pool never started"
+        os.killpg(child.pid, signal.SIGINT)
+        stdout, _ = child.communicate(timeout=60)
+    assert child.returncode == 130 and stdout == b""
+    for pid in workers:
+        for _ in range(500):
+            if not Path(f"/proc/{pid}").exists() or "Z" in _state(pid):
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError(f"worker {pid} outlived the interrupted run")
+
+
+def _state(pid: str) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    return "gone"
