@@ -32,10 +32,11 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
     written: list[str] = []
+    taken: list[str] = []  # every file the engine took, changed or not
     with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
         rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False,
-                                              keep_changes=False, each=_staged(writes))
-        clean_stale(real_folders(r.path for r in rewrites), keep=writes.temps())
+                                              keep_changes=False, each=_staged(writes, taken))
+        clean_stale(real_folders(taken), keep=writes.temps())
         moved = writes.commit(lambda t: written.append(t.shown))
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
@@ -61,13 +62,15 @@ def real_folders(paths: Iterable[str]) -> set[Path]:
     return linked | {Path(folder).resolve() for folder in folders}
 
 
-def _staged(writes: Writes) -> Callable[[Rewrite], Rewrite]:
+def _staged(writes: Writes, taken: list[str]) -> Callable[[Rewrite], Rewrite | None]:
     """Each changed file's new bytes handed to ``writes`` as the file comes out of the
     engine, while later files are still in it; what is kept has no text, so the new text
-    is held only until its temp file is written."""
-    def stage(rewrite: Rewrite) -> Rewrite:
+    is held only until its temp file is written, and of a file left alone only its name
+    is kept (in ``taken``)."""
+    def stage(rewrite: Rewrite) -> Rewrite | None:
+        taken.append(rewrite.path)
         if not rewrite.changed:
-            return rewrite
+            return None
         writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
         return replace(rewrite, text="")
     return stage

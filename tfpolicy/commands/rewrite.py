@@ -49,7 +49,7 @@ class _Outcome:
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
                   keep_unchanged: bool = True, keep_changes: bool = True,
-                  each: Callable[[Rewrite], Rewrite] | None = None,
+                  each: Callable[[Rewrite], Rewrite | None] | None = None,
                   ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
     """Every file's new text; any bad input raises before anything could be written.
 
@@ -61,7 +61,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     no Kubernetes object are skipped (said under ``--explain``). Batches of
     files go through worker processes (``rewrite.parallel``), taken in order;
     ``each`` sees every rewrite as it is taken (``fix`` stages its write then),
-    and what it returns is kept.
+    and what it returns is kept (None: nothing).
     """
     rewrites, findings = [], []
     changes: list[Change] = []
@@ -80,7 +80,9 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
                 skipped(run.options, path, outcome.skipped)
             if outcome.rewrite is None or outcome.result is None:
                 continue
-            rewrites.append(each(outcome.rewrite) if each else outcome.rewrite)
+            kept = each(outcome.rewrite) if each else outcome.rewrite
+            if kept is not None:
+                rewrites.append(kept)
             findings.extend(outcome.result.findings)
             changes.extend(outcome.result.changes)
     shown.close()
