@@ -213,10 +213,12 @@ def apply(c: Corpus) -> Result:
 
 def batches(files: Sequence[str], fixed: Sequence[str]) -> list[list[str]]:
     """Split ``files`` so that each command line fits ``execve``'s limit (ARG_MAX), with
-    4 KiB to spare: as few processes as the system allows, as ``xargs`` would run them.
+    4 KiB to spare: as few processes as the system allows (one at ``--n 10000``).
 
     Each argument costs its bytes, a NUL and an ``argv`` pointer (8 bytes); so
-    does each environment entry.
+    does each environment entry. (``xargs`` and pre-commit stop at 128 KiB by
+    default, about 2,000 of these names per process; the README gives that
+    figure too.)
     """
     env = sum(len(k) + len(v) + 10 for k, v in os.environ.items())
     budget = os.sysconf("SC_ARG_MAX") - 4096 - env - sum(len(a) + 9 for a in fixed)
@@ -229,6 +231,9 @@ def batches(files: Sequence[str], fixed: Sequence[str]) -> list[list[str]]:
         groups[-1].append(f)
         used += len(f) + 9
     return groups
+
+
+_COPY = "import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])"
 
 
 class Copies:
@@ -253,8 +258,9 @@ class Copies:
         if self.root.exists():
             self.root.rename(self._old)
         self.root.mkdir()
-        for number in range(1, rounds + 1):
-            shutil.copytree(c.split, self.root / f"round-{number}")
+        for number in range(1, rounds + 1):  # in a child: copytree's peak would be ours
+            subprocess.run([sys.executable, "-c", _COPY, c.split, self.root / f"round-{number}"],
+                           check=True)
         # Untimed: fix's one sync per run would otherwise also write out the copies
         # just made, which no user's repository holds unwritten when fix runs.
         os.sync()
