@@ -261,7 +261,7 @@ class Copies:
         for number in range(1, rounds + 1):  # in a child: copytree's peak would be ours
             subprocess.run([sys.executable, "-c", _COPY, c.split, self.root / f"round-{number}"],
                            check=True)
-        # Untimed: fix's one sync per run would otherwise also write out the copies
+        # Untimed: fix's one flush per run (a syncfs of this disk) would otherwise also
         # just made, which no user's repository holds unwritten when fix runs.
         os.sync()
 

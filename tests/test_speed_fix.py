@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from tfpolicy.commands.fix import real_folders
+from tfpolicy.files import output
 
 
 def test_real_folders_are_the_resolved_parents(tmp_path: Path,
@@ -75,14 +77,14 @@ def test_renames_in_flight_together_keep_order_and_concurrent_edits(
     for n, name in enumerate(names):
         (tmp_path / name).write_text(GPU.format(n=n), encoding="utf-8")
     edited = set(names[3::7])
-    real_sync = os.sync
+    real_flush = output.flush
 
-    def sync_then_edit() -> None:  # called once every temp file is written, before any rename
-        real_sync()
+    def flush_then_edit(folders: Iterable[Path]) -> None:  # every temp file written, no rename
+        real_flush(folders)
         for name in edited:
             (tmp_path / name).write_text("# saved meanwhile\n" + GPU.format(n=99))
 
-    monkeypatch.setattr(os, "sync", sync_then_edit)
+    monkeypatch.setattr(output, "flush", flush_then_edit)
     monkeypatch.chdir(tmp_path)
     assert main(["fix", "-p", "takeover", *reversed(names)]) == 1
     out, err = capsys.readouterr()
