@@ -262,7 +262,7 @@ class Copies:
             subprocess.run([sys.executable, "-c", _COPY, c.split, self.root / f"round-{number}"],
                            check=True)
         # Untimed: fix's one flush per run (a syncfs of this disk) would otherwise also
-        # just made, which no user's repository holds unwritten when fix runs.
+        # write out the copies just made, which no user's repository holds unwritten.
         os.sync()
 
     def round(self, number: int) -> Path:
