@@ -108,7 +108,7 @@ class Writes:
         if error is not None:
             raise error
         if self._staged:  # every temp file's bytes on disk before the first rename
-            flush({Path(item.temp).parent for item in self._staged})
+            flush({item.target.real.parent for item in self._staged})  # where temps are
         self._renamed = _commit_all(self._staged)
         for item, replaced in zip(self._staged, self._renamed, strict=True):
             if replaced:
