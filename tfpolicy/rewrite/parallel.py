@@ -24,6 +24,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -37,18 +38,94 @@ _AHEAD = 2  # batches in flight per worker: one running, one waiting in its pipe
 _work: Callable[[Any], Any] | None = None
 
 
+# At most this many workers unless ``-j`` asks for more: the parent reads, splits and
+# writes the stream alone, about a tenth of apply's CPU, so more gain little, and
+# each one forked costs its memory on a 64-CPU runner all the same.
+MOST_WORKERS = 8
+
+
 def usable_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask, as a container limits it)."""
+    """The CPUs this process may use: its affinity mask (a container's CPU set), then
+    its cgroup's CPU quota (a container's ``limits.cpu``, rounded up), where one is set."""
     try:
-        return len(os.sched_getaffinity(0))
+        count = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         return os.cpu_count() or 1
+    quota = cgroup_cpus()
+    return max(1, min(count, quota)) if quota else count
 
 
 def workers(jobs: int) -> int:
-    """How many processes ``jobs`` asks for: 0 means one per usable CPU."""
-    wanted = usable_cpus() if jobs <= 0 else jobs
+    """How many processes ``jobs`` asks for: 0 means one per usable CPU, up to
+    ``MOST_WORKERS``."""
+    wanted = min(usable_cpus(), MOST_WORKERS) if jobs <= 0 else jobs
     return wanted if sys.platform == "linux" else 1
+
+
+def cgroup_cpus(proc: Path = Path("/proc/self/cgroup"),
+                root: Path = Path("/sys/fs/cgroup")) -> int | None:
+    """The CPU quota of this process's cgroup and its ancestors, in whole CPUs rounded
+    up (the smallest one set), or None where none is set or none can be read.
+
+    cgroup v2 (``0::PATH``, ``cpu.max``: "QUOTA PERIOD" or "max PERIOD") and v1
+    (the ``cpu`` controller's ``cpu.cfs_quota_us``, -1 for none, over
+    ``cpu.cfs_period_us``). Inside a container the cgroup's own files sit at the
+    mount's root, whatever path ``/proc`` names, so that root is read too.
+    """
+    try:
+        lines = proc.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    limits = []
+    for line in lines:
+        hierarchy = line.split(":", 2)
+        if len(hierarchy) != 3:
+            continue
+        _, controllers, path = hierarchy
+        if controllers == "":  # v2: the one unified hierarchy
+            limits += [_v2_limit(folder) for folder in _upwards(root, path)]
+        elif "cpu" in controllers.split(","):
+            mount = root / controllers if (root / controllers).is_dir() else root / "cpu"
+            limits += [_v1_limit(folder) for folder in _upwards(mount, path)]
+    found = [limit for limit in limits if limit is not None]
+    return min(found) if found else None
+
+
+def _upwards(mount: Path, path: str) -> list[Path]:
+    """The cgroup's folder and each ancestor's, up to the mount's root (no duplicates)."""
+    folder = mount / path.strip("/")
+    chain = [folder, *folder.parents]
+    return [f for f in chain if f == mount or f.is_relative_to(mount)]
+
+
+def _v2_limit(folder: Path) -> int | None:
+    text = _read(folder / "cpu.max")
+    parts = text.split() if text else []
+    if len(parts) != 2 or parts[0] == "max":
+        return None
+    return _whole_cpus(parts[0], parts[1])
+
+
+def _v1_limit(folder: Path) -> int | None:
+    quota, period = _read(folder / "cpu.cfs_quota_us"), _read(folder / "cpu.cfs_period_us")
+    if quota is None or period is None or quota.strip().startswith("-"):
+        return None
+    return _whole_cpus(quota, period)
+
+
+def _whole_cpus(quota: str, period: str) -> int | None:
+    try:
+        q, p = int(quota), int(period)
+    except ValueError:
+        return None
+    return -(-q // p) if q > 0 and p > 0 else None  # 1.5 CPUs' worth runs two
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int,
