@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -17,7 +16,6 @@ from tfpolicy.commands.common import emit_findings, engine_options, jobs_option,
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.output import Writes, clean_stale
-from tfpolicy.files.targets import Target
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
@@ -32,17 +30,17 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
     written: list[str] = []
-    taken: list[str] = []  # every file the engine took, changed or not
+    taken: list[str] = []  # every file the engine took
+    changed: list[str] = []  # of which those it rewrote
     with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
-        rewrites, findings, _ = rewrite_files(run, paths, keep_unchanged=False,
-                                              keep_changes=False, each=_staged(writes, taken))
+        _, findings, _ = rewrite_files(run, paths, keep_unchanged=False, keep_changes=False,
+                                       each=_staged(writes, taken, changed))
         clean_stale(real_folders(taken), keep=writes.temps())
-        moved = writes.commit(lambda t: written.append(t.shown))
+        moved = writes.commit(written.append)
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
-    findings += [_moved(t) for t in moved]
+    findings += [_moved(name) for name in moved]
     emit_findings(findings, run.fmt, err=True)
-    changed = any(r.changed for r in rewrites)
     return ExitCode.FINDINGS if changed or has_errors(findings) else ExitCode.OK
 
 
@@ -62,17 +60,17 @@ def real_folders(paths: Iterable[str]) -> set[Path]:
     return linked | {Path(folder).resolve() for folder in folders}
 
 
-def _staged(writes: Writes, taken: list[str]) -> Callable[[Rewrite], Rewrite | None]:
+def _staged(writes: Writes, taken: list[str], changed: list[str],
+            ) -> Callable[[Rewrite], None]:
     """Each changed file's new bytes handed to ``writes`` as the file comes out of the
-    engine, while later files are still in it; what is kept has no text, so the new text
-    is held only until its temp file is written, and of a file left alone only its name
-    is kept (in ``taken``)."""
-    def stage(rewrite: Rewrite) -> Rewrite | None:
+    engine, while later files are still in it, so the new text is held only until its
+    temp file is written; of each file only its name is kept (in ``taken``, and in
+    ``changed`` when rewritten)."""
+    def stage(rewrite: Rewrite) -> None:
         taken.append(rewrite.path)
-        if not rewrite.changed:
-            return None
-        writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
-        return replace(rewrite, text="")
+        if rewrite.changed:
+            changed.append(rewrite.path)
+            writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
     return stage
 
 
@@ -80,7 +78,7 @@ def _bytes(rewrite: Rewrite) -> bytes:
     return (BOM if rewrite.bom else b"") + rewrite.text.encode("utf-8")
 
 
-def _moved(target: Target) -> Finding:
+def _moved(name: str) -> Finding:
     """A file edited while fix ran keeps the edit; the user runs fix again."""
     return Finding(Severity.ERROR, "changed while fix ran: left as it is (run fix again)",
-                   "changed-during-fix", file=target.shown, line=1, column=1)
+                   "changed-during-fix", file=name, line=1, column=1)

@@ -43,7 +43,7 @@ import stat
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
@@ -58,7 +58,12 @@ _RENAMERS = 8  # renames in flight at once (see _commit_all)
 
 @dataclass(frozen=True, slots=True)
 class _Staged:
-    target: Target
+    """A temp file written and what its commit needs: of the plan, neither the new bytes
+    nor the old file's status (mode and owner are on the temp file already)."""
+
+    shown: str
+    real: Path
+    seen: Seen
     temp: str
 
 
@@ -101,19 +106,20 @@ class Writes:
     def temps(self) -> set[str]:
         return {item.temp for item in self._staged}
 
-    def commit(self, written: Callable[[Target], None]) -> list[Target]:
-        """Replace every target still as it was read, or raise the error held; those
-        changed meanwhile are returned."""
+    def commit(self, written: Callable[[str], None]) -> list[str]:
+        """Replace every target still as it was read, or raise the error held; each file
+        replaced goes to ``written`` and those changed meanwhile are returned, in order,
+        by the names they were given."""
         error = self._refused or self._failed
         if error is not None:
             raise error
         if self._staged:  # every temp file's bytes on disk before the first rename
-            flush({item.target.real.parent for item in self._staged})  # where temps are
+            flush({item.real.parent for item in self._staged})  # where temps are
         self._renamed = _commit_all(self._staged)
         for item, replaced in zip(self._staged, self._renamed, strict=True):
             if replaced:
-                written(item.target)
-        return [item.target for item, replaced in zip(self._staged, self._renamed, strict=True)
+                written(item.shown)
+        return [item.shown for item, replaced in zip(self._staged, self._renamed, strict=True)
                 if not replaced]
 
 
@@ -196,7 +202,7 @@ def _commit_all(staged: list[_Staged]) -> list[bool]:
         with ThreadPoolExecutor(max_workers=_RENAMERS) as pool:
             return list(pool.map(_commit, staged))  # the first error, once all are through
     finally:
-        for folder in sorted({s.target.real.parent for s in staged}):
+        for folder in sorted({s.real.parent for s in staged}):
             sync_folder(folder)
 
 
@@ -213,7 +219,7 @@ def _stage(target: Target, prefix: str) -> _Staged:
             os.unlink(temp)
         raise TfpolicyError(f"cannot write: {exc.strerror} (nothing was written)",
                             file=target.shown) from None
-    return _Staged(replace(target, data=b""), temp)  # written: not held until the commit
+    return _Staged(target.shown, target.real, target.seen, temp)
 
 
 _NAMES = random.Random()  # seeded from the OS: temp names must not repeat across runs
@@ -260,13 +266,12 @@ def _keep_owner(fd: int, info: os.stat_result) -> None:
 
 def _commit(staged: _Staged) -> bool:
     """Rename the temp file over the target unless the target changed since it was read."""
-    target = staged.target
-    if not unchanged(str(target.real), target.seen):
+    if not unchanged(str(staged.real), staged.seen):
         return False
     try:
-        os.replace(staged.temp, target.real)
+        os.replace(staged.temp, staged.real)
     except OSError as exc:
-        raise TfpolicyError(f"cannot replace: {exc.strerror}", file=target.shown) from None
+        raise TfpolicyError(f"cannot replace: {exc.strerror}", file=staged.shown) from None
     return True
 
 
