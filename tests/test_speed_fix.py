@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tfpolicy.commands.fix import real_folders
+from tfpolicy.commands.fix import Taken
 from tfpolicy.files import output
 
 
@@ -25,6 +25,14 @@ def test_real_folders_are_the_resolved_parents(tmp_path: Path,
              str(tmp_path / "a" / "x.yaml"), "a/gone.yaml"]
     assert real_folders(paths) == {Path(p).resolve().parent for p in paths}
     assert real_folders(paths) == {(tmp_path / "a").resolve(), (tmp_path / "b").resolve()}
+
+
+def real_folders(paths: Iterable[str]) -> set[Path]:
+    taken = Taken()
+    for path in paths:
+        taken.add(path, changed=False)
+    assert not taken.changed
+    return taken.real_folders()
 
 
 def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,

@@ -7,7 +7,7 @@ What it guarantees about concurrent edits, links and temp files is in
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -30,46 +30,50 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
     written: list[str] = []
-    taken: list[str] = []  # every file the engine took
-    changed: list[str] = []  # of which those it rewrote
+    taken = Taken()
     with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
         _, findings, _ = rewrite_files(run, paths, keep_unchanged=False, keep_changes=False,
-                                       each=_staged(writes, taken, changed))
-        clean_stale(real_folders(taken), keep=writes.temps())
+                                       each=_staged(writes, taken))
+        clean_stale(taken.real_folders(), keep=writes.temps())
         moved = writes.commit(written.append)
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
     findings += [_moved(name) for name in moved]
     emit_findings(findings, run.fmt, err=True)
-    return ExitCode.FINDINGS if changed or has_errors(findings) else ExitCode.OK
+    return ExitCode.FINDINGS if taken.changed or has_errors(findings) else ExitCode.OK
 
 
-def real_folders(paths: Iterable[str]) -> set[Path]:
-    """The folder each file really is in (a symlink's: its target's), each folder resolved once.
+class Taken:
+    """Of the files the engine took, what fix needs once all are through: the folders
+    they are in (to clean stale temp files from) and whether any was rewritten. Not
+    their names: a hook's or a wildcard's 50,000 names would be held a second time."""
 
-    A file that is not a link is where its folder resolves to; resolving
-    20,000 files of one folder one by one cost more than the rest of the cleanup.
-    """
-    linked: set[Path] = set()
-    folders: set[str] = set()
-    for path in paths:
+    def __init__(self) -> None:
+        self.changed = False
+        self._folders: set[str] = set()  # of files that are not links: not yet resolved
+        self._linked: set[Path] = set()  # of links: their targets' folders
+
+    def add(self, path: str, changed: bool) -> None:
+        self.changed = self.changed or changed
         if os.path.islink(path):
-            linked.add(Path(path).resolve().parent)
+            self._linked.add(Path(path).resolve().parent)
         else:
-            folders.add(os.path.dirname(path) or ".")  # not normalised: ".." after a link
-    return linked | {Path(folder).resolve() for folder in folders}
+            self._folders.add(os.path.dirname(path) or ".")  # not normalised: ".." after a link
+
+    def real_folders(self) -> set[Path]:
+        """The folder each file really is in (a symlink's: its target's), each folder
+        resolved once: resolving 20,000 files of one folder one by one cost more than
+        the rest of the cleanup."""
+        return self._linked | {Path(folder).resolve() for folder in self._folders}
 
 
-def _staged(writes: Writes, taken: list[str], changed: list[str],
-            ) -> Callable[[Rewrite], None]:
+def _staged(writes: Writes, taken: Taken) -> Callable[[Rewrite], None]:
     """Each changed file's new bytes handed to ``writes`` as the file comes out of the
     engine, while later files are still in it, so the new text is held only until its
-    temp file is written; of each file only its name is kept (in ``taken``, and in
-    ``changed`` when rewritten)."""
+    temp file is written."""
     def stage(rewrite: Rewrite) -> None:
-        taken.append(rewrite.path)
+        taken.add(rewrite.path, rewrite.changed)
         if rewrite.changed:
-            changed.append(rewrite.path)
             writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
     return stage
 

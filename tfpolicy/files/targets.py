@@ -45,14 +45,15 @@ class Planner:
     def __init__(self, cwd: Path) -> None:
         self._cwd = cwd
         self._folders: dict[str, _Folder] = {}
-        self._reals: set[Path] = set()
+        self._reals: set[str] = set()  # strings: a Path costs ~0.5 KB more, per file
 
     def plan(self, shown: str, data: bytes, seen: Seen) -> Target | None:
         """The target of one file; None when it was planned before under another name."""
         target = _target(shown, data, seen, self._cwd, self._folders)
-        if target.real in self._reals:
+        real = str(target.real)
+        if real in self._reals:
             return None
-        self._reals.add(target.real)
+        self._reals.add(real)
         return target
 
 
