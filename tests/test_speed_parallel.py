@@ -4,6 +4,7 @@ skips and first error, for ``apply``, ``fix`` and ``check`` through the real com
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import os
@@ -96,6 +97,41 @@ def test_one_batch_or_one_job_stays_in_this_process() -> None:
     assert [pid for _, pid in parallel.ordered(_pid_after, [0.0], 2)] == [os.getpid()]
     assert {pid for _, pid in parallel.ordered(_pid_after, [0.0] * 4, 1)} == {os.getpid()}
     assert parallel.workers(0) == parallel.usable_cpus()
+
+
+_ran: list[str] = []  # what ran in this process; a forked worker has its own copy
+
+
+def _shared() -> None:
+    _ran.append(f"shared in {os.getpid()}")
+
+
+def _in_worker() -> None:
+    _ran.append("in worker")
+
+
+def _setup_seen(_: int) -> tuple[int, list[str], int]:
+    return os.getpid(), list(_ran), gc.get_freeze_count()
+
+
+def test_shared_setup_runs_once_here_before_the_fork_and_workers_share_its_objects(
+        ) -> None:
+    """``shared`` runs in this process before the workers fork, so they start with what
+    it made; ``in_worker`` runs in each worker only. While the workers live, the objects
+    made before the fork are frozen out of garbage collection (its scans would copy the
+    pages the workers share), and they are collected again afterwards."""
+    _ran.clear()
+    seen = list(parallel.ordered(_setup_seen, range(6), 2, shared=_shared,
+                                 in_worker=_in_worker))
+    here = f"shared in {os.getpid()}"
+    assert _ran == [here]
+    assert {pid for pid, _, _ in seen} - {os.getpid()}, "no batch ran in a worker"
+    assert all(setup == [here, "in worker"] for _, setup, _ in seen)
+    assert all(frozen > 0 for _, _, frozen in seen)
+    assert gc.get_freeze_count() == 0
+    _ran.clear()
+    assert list(parallel.ordered(_setup_seen, [0], 2, shared=_shared, in_worker=_in_worker)) \
+        == [(os.getpid(), [], 0)]  # one batch: no worker, and neither runs
 
 
 def test_findings_count_documents_from_the_stream_start(corpus: tuple[Path, Path]) -> None:

@@ -72,7 +72,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     shown = progress(len(files))
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
     for batch in parallel.ordered(work, _batches(files, run.jobs), run.jobs,
-                                  yamlio.silence_process):
+                                  shared=yamlio.load_rewriter, in_worker=yamlio.silence_process):
         for path, outcome in batch:
             shown.step(path)
             unscoped += outcome.unscoped

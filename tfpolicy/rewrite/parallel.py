@@ -17,6 +17,7 @@ one batch, so a small run pays nothing for it.
 from __future__ import annotations
 
 import ctypes
+import gc
 import multiprocessing
 import os
 import signal
@@ -128,11 +129,16 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int,
-            prepare: Callable[[], None] | None = None) -> Iterator[R]:
+def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int, *,
+            shared: Callable[[], None] | None = None,
+            in_worker: Callable[[], None] | None = None) -> Iterator[R]:
     """``work`` over ``batches``, in order; in ``workers(jobs)`` processes when that is
-    more than one and there are at least two batches. ``prepare`` runs first in each
-    worker process."""
+    more than one and there are at least two batches.
+
+    When workers are forked, ``shared`` runs first in this process (imports every
+    worker would otherwise make, each on its own and into its own memory), and
+    ``in_worker`` first in each worker.
+    """
     count = workers(jobs)
     if count <= 1:
         yield from map(work, batches)
@@ -149,16 +155,22 @@ def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int,
     if second is _END:
         yield work(first)
         return
-    yield from _forked(work, _chain(first, second, pending), count, prepare)
+    if shared is not None:
+        shared()
+    yield from _forked(work, _chain(first, second, pending), count, in_worker)
 
 
 def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
-            prepare: Callable[[], None] | None) -> Iterator[R]:
+            in_worker: Callable[[], None] | None) -> Iterator[R]:
     global _work
     _work = work
     context = multiprocessing.get_context("fork")
+    # Objects made so far are left out of garbage collection while the workers live: a
+    # collection in this process or a worker writes to every object it scans, which
+    # copies the page it is on, shared with the workers until then (Python's gc.freeze).
+    gc.freeze()
     pool = ProcessPoolExecutor(max_workers=count, mp_context=context, initializer=_worker,
-                               initargs=(os.getpid(), prepare))
+                               initargs=(os.getpid(), in_worker))
     flight: deque[Future[R]] = deque()
     try:
         while True:
@@ -179,17 +191,18 @@ def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
             yield flight.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
         _work = None
 
 
-def _worker(parent: int, prepare: Callable[[], None] | None) -> None:
+def _worker(parent: int, in_worker: Callable[[], None] | None) -> None:
     """Ctrl-C is the parent's to handle: it stops the run and the pool with it. A parent
     killed outright (``kill -9``) cannot stop its pool, and a worker would wait for its
     next batch for ever: the kernel is asked to kill the worker when the parent dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
-    if prepare is not None:
-        prepare()
+    if in_worker is not None:
+        in_worker()
 
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -116,7 +116,8 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
     """
     work = partial(_batch, policies, options)
     index = 0
-    for batch in parallel.ordered(work, _batches(pieces), jobs, yamlio.silence_process):
+    for batch in parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,
+                                  in_worker=yamlio.silence_process):
         for file, first, outcomes in batch:
             index = 0 if first else index
             for n, outcome in enumerate(outcomes):

@@ -40,6 +40,7 @@ __all__ = [
     "is_mapping_node",
     "iter_documents",
     "load_all",
+    "load_rewriter",
     "locate",
     "parse_document",
     "read_pieces",
@@ -48,6 +49,22 @@ __all__ = [
     "silence_process",
     "split_documents",
 ]
+
+
+def load_rewriter() -> None:
+    """Import all that ``rewrite_document`` may need, ruamel.yaml among it.
+
+    ``rewrite_document`` imports it when a first document changes, so that a run
+    that changes nothing starts without it. A run about to fork its workers
+    imports it first, once: each worker would import it on its own, into its
+    own memory."""
+    import tfpolicy.yamlio.flow
+    import tfpolicy.yamlio.jsondoc
+    import tfpolicy.yamlio.load
+    import tfpolicy.yamlio.rnodes
+    import tfpolicy.yamlio.rt
+    import tfpolicy.yamlio.splice
+    import tfpolicy.yamlio.verify  # noqa: F401
 
 
 def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
