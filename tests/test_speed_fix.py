@@ -109,6 +109,7 @@ def test_renames_in_flight_together_keep_order_and_concurrent_edits(
 def test_files_are_read_whole_and_within_the_limit(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import hashlib
+    import struct
 
     from tfpolicy.errors import TfpolicyError
     from tfpolicy.files import sources
@@ -118,7 +119,8 @@ def test_files_are_read_whole_and_within_the_limit(tmp_path: Path,
         path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
         data, seen = sources.read_seen(str(path))
         assert data == path.read_bytes()
-        assert (seen.size, seen.digest) == (size, hashlib.sha256(data).hexdigest())
+        size_read, _ = struct.unpack("<qq", seen.key[:16])
+        assert (size_read, seen.key[16:]) == (size, hashlib.sha256(data).digest())
     with pytest.raises(TfpolicyError, match="cannot read: Is a directory"):
         sources.read_seen(str(tmp_path))
     monkeypatch.setattr(sources, "MAX_FILE_BYTES", 4096)

@@ -9,7 +9,6 @@ a future per rename.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -68,7 +67,7 @@ def _staged(folder: Path, count: int) -> list[output._Staged]:
         real = folder / f"m{index:05d}.yaml"
         real.write_bytes(b"old\n")
         info = real.stat()
-        seen = Seen(info.st_size, info.st_mtime_ns, hashlib.sha256(b"old\n").hexdigest())
+        seen = Seen.of(info, b"old\n")
         temp = folder / f".m{index:05d}.yaml.{os.getpid()}.abcdefgh{SUFFIX}"
         temp.write_bytes(b"new\n")
         items.append(output._Staged(real.name, str(real), seen, str(temp)))

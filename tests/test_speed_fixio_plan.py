@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,9 @@ def test_the_check_before_each_rename_sees_every_change(tmp_path: Path) -> None:
     path = tmp_path / "f.yaml"
     path.write_bytes(b"a: 1\n")
     data, seen = read_seen(str(path))
-    assert seen == Seen(len(data), os.stat(path).st_mtime_ns, hashlib.sha256(data).hexdigest())
+    packed = struct.pack("<qq", len(data), os.stat(path).st_mtime_ns)
+    assert seen == Seen(packed + hashlib.sha256(data).digest())
+    assert len(seen.key) == 48
     assert unchanged(str(path), seen)
     stamp = os.stat(path).st_mtime_ns
     path.write_bytes(b"a: 2\n")  # same size, same mtime: only the bytes tell
