@@ -99,7 +99,7 @@ def _return_start_up_copies() -> None:
     Start-up decodes the command line into several copies and frees some of
     them, beneath memory still in use; glibc returns freed heap memory to the
     system only from the top of the heap. With a full command line (34,700
-    file names, as ``xargs -s`` or a wildcard hands ``fix``) some 15 MB stayed
+    file names, as ``xargs -s`` or a wildcard hands ``fix``) some 17 MB stayed
     resident for the whole run, and in every worker forked from this process.
     ``malloc_trim`` releases it; outside glibc there is none.
     """
