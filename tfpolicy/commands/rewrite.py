@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -66,12 +67,10 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     rewrites, findings = [], []
     changes: list[Change] = []
     unscoped = 0
-    files = list(manifest_files(named(paths)))
-    if STDIN in files:
-        raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-    shown = progress(len(files))
+    total, batches = _batches(paths, run.jobs)
+    shown = progress(total)
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
-    for batch in parallel.ordered(work, _batches(files, run.jobs), run.jobs,
+    for batch in parallel.ordered(work, batches, run.jobs,
                                   shared=yamlio.load_rewriter, in_worker=yamlio.silence_process):
         for path, outcome in batch:
             shown.step(path)
@@ -86,17 +85,32 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             findings.extend(outcome.result.findings)
             changes.extend(outcome.result.changes)
     shown.close()
-    if files and unscoped == len(files) and not run.skip_unconfigured:
+    if total and unscoped == total and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
                             "(none governs the files named)")
     return rewrites, findings, changes
 
 
-def _batches(files: list[str], jobs: int) -> list[list[str]]:
-    """Runs of files, a few per worker at the least (so a handful of files stays in one
-    process) and at most ``_BATCH_FILES`` (so the workers stay busy to the end)."""
+def _batches(paths: tuple[str, ...], jobs: int) -> tuple[int, Iterator[list[str]]]:
+    """How many files ``paths`` name (folders walked), and runs of them: a few per
+    worker at the least (so a handful of files stays in one process) and at most
+    ``_BATCH_FILES`` (so the workers stay busy to the end).
+
+    Each run is let go of as it is taken, so the names of files done are not held
+    to the end of the run, when what ``fix`` holds of the changed ones is largest
+    (over a folder of 100,000 files, 12 MB of names).
+    """
+    files = list(manifest_files(named(paths)))
+    if STDIN in files:
+        raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
     size = max(_BATCH_FILES // 4, min(_BATCH_FILES, len(files) // (4 * parallel.workers(jobs))))
-    return [files[at:at + size] for at in range(0, len(files), size)]
+    runs = deque(files[at:at + size] for at in range(0, len(files), size))
+    return len(files), _taken(runs)
+
+
+def _taken(runs: deque[list[str]]) -> Iterator[list[str]]:
+    while runs:
+        yield runs.popleft()
 
 
 _BATCH_FILES = 64
