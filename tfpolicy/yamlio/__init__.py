@@ -52,17 +52,17 @@ __all__ = [
 
 
 def load_rewriter() -> None:
-    """Import all that ``rewrite_document`` may need, ruamel.yaml among it.
+    """Import what ``rewrite_document`` needs for every document it changes.
 
     ``rewrite_document`` imports it when a first document changes, so that a run
     that changes nothing starts without it. A run about to fork its workers
     imports it first, once: each worker would import it on its own, into its
-    own memory."""
+    own memory. (ruamel.yaml's round trip, for the rare layout the splice
+    cannot handle, is left to the documents that need it.)"""
     import tfpolicy.yamlio.flow
     import tfpolicy.yamlio.jsondoc
     import tfpolicy.yamlio.load
     import tfpolicy.yamlio.rnodes
-    import tfpolicy.yamlio.rt
     import tfpolicy.yamlio.splice
     import tfpolicy.yamlio.verify  # noqa: F401
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ruamel.yaml.error import YAMLError as RuamelError
-
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.rewrite.edits import Edit, Op, edited, same
 from tfpolicy.yamlio.fast import surely_reads_as
@@ -25,9 +23,9 @@ from tfpolicy.yamlio.stream import RawDoc, newline_of
 # A marker line, searched in "\n" + text: the literal line break leads the search (a
 # "^" pattern is tried at every position, five times slower).
 _MARKERS = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|$)")
-# What the round trip raises on layouts it cannot edit (a merged key, a
-# flow document it reads as another shape): a refusal, never a traceback.
-_FALLBACK_FAILURES = (RuamelError, KeyError, IndexError, TypeError, ValueError, AttributeError)
+# What a writer raises on layouts it cannot edit (a merged key, a flow document
+# the round trip reads as another shape): a refusal, never a traceback.
+_FALLBACK_FAILURES = (KeyError, IndexError, TypeError, ValueError, AttributeError)
 
 
 def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
@@ -95,10 +93,16 @@ def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
 
 def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
                 intended: Any) -> str | None:
+    # Imported here: only a layout the splice cannot handle needs ruamel.yaml at all.
+    from ruamel.yaml.error import YAMLError as RuamelError
+
     from tfpolicy.yamlio.rt import rewrite
 
     assert parsed.node is not None
-    return rewrite(raw.text, parsed.node, edits, newline)
+    try:
+        return rewrite(raw.text, parsed.node, edits, newline)
+    except RuamelError:
+        return None  # refused, as for the other failures
 
 
 def reads_back(text: str, original: str, intended: Any, file: str, *,
