@@ -67,7 +67,6 @@ class _Staged:
     temp: str
 
 
-
 class Writes:
     """``fix``'s writes, planned and staged one by one as new texts come in, and committed
     once all came in (the contract above). Used as a context manager: on the way out,
@@ -278,6 +277,7 @@ def _keep_owner(fd: int, info: os.stat_result) -> None:
 
 
 def _folders(staged: list[_Staged]) -> set[Path]:
+    """The folders the staged files are in, each made a Path once."""
     return {Path(folder) for folder in {os.path.dirname(item.real) for item in staged}}
 
 
