@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import pytest
 
+from tests.test_repo_fix import _dead_pid
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files import output
 from tfpolicy.files.output import SUFFIX, clean_stale
@@ -36,14 +37,6 @@ def _peak(step: Callable[[], T]) -> tuple[T, int]:
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-
-
-def _dead_pid() -> int:
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-    return pid
 
 
 def test_cleaning_a_big_folder_keeps_only_its_temp_files_in_memory(tmp_path: Path) -> None:
