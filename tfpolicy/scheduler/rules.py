@@ -10,6 +10,7 @@ from enum import IntEnum
 
 from tfpolicy.scheduler.ledger import GpuState, Ledger
 from tfpolicy.scheduler.model import (
+    GPU,
     USED_BY_TENSOR_FUSION,
     Isolation,
     IsolationPolicy,
@@ -30,19 +31,21 @@ class Reason(IntEnum):
     NOT_RUNNING = 2
     USED_BY_DEVICE_PLUGIN = 3
     INDEX_MISMATCH = 4
-    NOT_IDLE = 5
-    INSUFFICIENT_TFLOPS = 6
-    INSUFFICIENT_VRAM = 7
-    MODEL_MISMATCH = 8
-    VENDOR_MISMATCH = 9
-    TOO_FEW_GPUS = 10
-    TOO_MANY_WORKERS = 11
-    GPU_BUSY = 12
-    PARTITIONED_DYNAMIC = 13
-    PARTITIONED_NOT_SIMULATED = 14
-    NATIVE_NODE_UNMANAGED = 15
-    NATIVE_NODE_IN_USE = 16
-    NODE_AFFINITY = 17
+    ISOLATION_UNSUPPORTED = 5
+    PARTITIONS_ALLOCATED = 6
+    NOT_IDLE = 7
+    INSUFFICIENT_TFLOPS = 8
+    INSUFFICIENT_VRAM = 9
+    MODEL_MISMATCH = 10
+    VENDOR_MISMATCH = 11
+    TOO_FEW_GPUS = 12
+    TOO_MANY_WORKERS = 13
+    GPU_BUSY = 14
+    PARTITIONED_DYNAMIC = 15
+    PARTITIONED_NOT_SIMULATED = 16
+    NATIVE_NODE_UNMANAGED = 17
+    NATIVE_NODE_IN_USE = 18
+    NODE_AFFINITY = 19
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -51,6 +54,8 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.NOT_RUNNING: "GPU not running",
     Reason.USED_BY_DEVICE_PLUGIN: "GPU used by the device plugin",
     Reason.INDEX_MISMATCH: "GPU index not among the requested gpu-indices",
+    Reason.ISOLATION_UNSUPPORTED: "GPU cannot do the requested isolation",
+    Reason.PARTITIONS_ALLOCATED: "GPU has allocated partitions",
     Reason.NOT_IDLE: "no idle GPU for shared isolation",
     Reason.INSUFFICIENT_TFLOPS: "insufficient TFLOPS",
     Reason.INSUFFICIENT_VRAM: "insufficient VRAM",
@@ -90,6 +95,14 @@ def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation)
     return isolation is Isolation.SHARED or mode is None or mode is isolation
 
 
+def isolation_capable(gpu: GPU, isolation: Isolation) -> bool:
+    """The capability half of `GPUIsolationModeFilter` (`gpu_isolation_mode_filter.go:29`,
+    `:56-76`): shared is a whole-card policy, not a runtime mode, so any GPU may
+    take it; a GPU without capability metadata keeps the legacy "any mode"."""
+    caps = gpu.isolations
+    return caps is None or isolation is Isolation.SHARED or isolation in caps
+
+
 def pod_reason(ledger: Ledger, pod: PodRequest) -> Reason | None:
     """A TensorFusion pod no node can take whatever the GPUs: `partitioned`."""
     if pod.isolation is not Isolation.PARTITIONED or is_device_plugin(pod):
@@ -122,7 +135,11 @@ def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
         return Reason.USED_BY_DEVICE_PLUGIN
     if pod.gpu_indices and gpu.index not in pod.gpu_indices:
         return Reason.INDEX_MISMATCH  # GPUIndexFilter: a GPU without an index never matches
+    if not isolation_capable(gpu, pod.isolation):
+        return Reason.ISOLATION_UNSUPPORTED
     if pod.isolation is Isolation.SHARED:
+        if gpu.partitions:  # SharedWholeGPUFilter, even when available == capacity
+            return Reason.PARTITIONS_ALLOCATED
         if not state.idle:
             return Reason.NOT_IDLE
     else:
