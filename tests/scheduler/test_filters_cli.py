@@ -109,6 +109,8 @@ def test_shared_pod_skips_a_gpu_with_allocated_partitions(
     assert message == ("0/2 nodes are available: 1 GPU has allocated partitions, "
                        "1 GPU used by the device plugin.")
     assert reasons == {"GPU has allocated partitions": 1, "GPU used by the device plugin": 1}
+    gpus = plan["start"]["gpus"]  # the partition's pod runs outside the plan: not idle
+    assert (gpus["devicePlugin"], gpus["tensorFusion"], gpus["idle"]) == (1, 1, 0)
 
 
 def test_without_the_partition_the_same_plan_fits(
