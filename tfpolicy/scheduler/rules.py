@@ -10,7 +10,6 @@ from enum import IntEnum
 
 from tfpolicy.scheduler.ledger import GpuState, Ledger
 from tfpolicy.scheduler.model import (
-    GPU,
     USED_BY_TENSOR_FUSION,
     Isolation,
     IsolationPolicy,
@@ -95,14 +94,6 @@ def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation)
     return isolation is Isolation.SHARED or mode is None or mode is isolation
 
 
-def isolation_capable(gpu: GPU, isolation: Isolation) -> bool:
-    """The capability half of `GPUIsolationModeFilter` (`gpu_isolation_mode_filter.go:29`,
-    `:56-76`): shared is a whole-card policy, not a runtime mode, so any GPU may
-    take it; a GPU without capability metadata keeps the legacy "any mode"."""
-    caps = gpu.isolations
-    return caps is None or isolation is Isolation.SHARED or isolation in caps
-
-
 def pod_reason(ledger: Ledger, pod: PodRequest) -> Reason | None:
     """A TensorFusion pod no node can take whatever the GPUs: `partitioned`."""
     if pod.isolation is not Isolation.PARTITIONED or is_device_plugin(pod):
@@ -135,7 +126,11 @@ def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
         return Reason.USED_BY_DEVICE_PLUGIN
     if pod.gpu_indices and gpu.index not in pod.gpu_indices:
         return Reason.INDEX_MISMATCH  # GPUIndexFilter: a GPU without an index never matches
-    if not isolation_capable(gpu, pod.isolation):
+    # The capability half of GPUIsolationModeFilter (`gpu_isolation_mode_filter.go:29`,
+    # `:56-76`): shared is a whole-card policy, not a runtime mode, so it never asks;
+    # a GPU without capability metadata (None) keeps the legacy "any mode".
+    caps = gpu.isolations
+    if caps is not None and pod.isolation is not Isolation.SHARED and pod.isolation not in caps:
         return Reason.ISOLATION_UNSUPPORTED
     if pod.isolation is Isolation.SHARED:
         if gpu.partitions:  # SharedWholeGPUFilter, even when available == capacity
