@@ -19,6 +19,9 @@ from tfpolicy.scheduler.model import (
 
 MODELS = (("A100", 312_000, 81_920), ("L4", 121_000, 24_576), ("T4", 65_000, 16_384))
 POOLS = ("pool-a", "pool-b")
+# virtualization-capabilities: mostly none (every mode), else a few modes or none at all
+CAPABILITIES = (None, None, None, frozenset(), frozenset({Isolation.SOFT}),
+                frozenset({Isolation.SOFT, Isolation.HARD}))
 
 
 @st.composite
@@ -59,6 +62,8 @@ def inventories(draw: st.DrawFn) -> Inventory:
                 isolation_conflict=draw(st.sampled_from((False,) * 9 + (True,))),
                 active_isolation=draw(st.sampled_from((None,) * 5 + (Isolation.HARD,))),
                 index=draw(st.sampled_from((i, i, i, None))),
+                isolations=draw(st.sampled_from(CAPABILITIES)),
+                partitions=draw(st.sampled_from((0,) * 7 + (1,))),
             ))
     return Inventory.build(pools, gpus, default_pool=draw(st.sampled_from((*POOLS, None))),
                            settings=draw(st.sampled_from((None, draw(settings())))))

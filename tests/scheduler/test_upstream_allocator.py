@@ -31,7 +31,7 @@ def _gpu(g: G) -> GPU:
     avail_t, avail_v = g.avail or g.cap
     return GPU(g.name, g.node, g.pool, g.model, g.vendor, cap_t, cap_v, phase=g.phase,
                used_by=g.used_by, isolation_mode=g.mode, isolation_conflict=g.conflict,
-               index=g.index,
+               index=g.index, isolations=g.caps, partitions=g.partitions,
                external_tflops=cap_t - round(avail_t * 1000),
                external_vram=cap_v - round(avail_v * 1024))
 

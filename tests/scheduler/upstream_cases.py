@@ -55,6 +55,8 @@ class G:
     used_by: str = "tensor-fusion"
     conflict: bool = False
     index: int | None = None
+    caps: frozenset[Isolation] | None = None  # virtualization-capabilities; None: no metadata
+    partitions: int = 0  # status.allocatedPartitions entries
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,9 @@ SHARED = "internal/gpuallocator/shared_allocation_unit_test.go"
 MULTI = "internal/gpuallocator/strategy_multi_gpu_test.go"
 ALLOC = "internal/gpuallocator/gpuallocator_test.go"
 PLUGIN = "internal/scheduler/gpuresources/gpuresources_test.go"
-CAPS = "GPU virtualization-capability metadata"
+# gpu_isolation_mode_filter_test.go:15-20: what the capability annotations allow
+HARD_CAPS = frozenset({Isolation.HARD})
+PARTITION_CAPS = frozenset({Isolation.PARTITIONED})
 
 CASES: tuple[Case, ...] = (
     Case(f"{FILTER}:100", "phase filter keeps Running GPUs", FILTER_GPUS, P(),
@@ -168,15 +172,19 @@ CASES: tuple[Case, ...] = (
          filter=("a",)),
     Case(f"{MODEL}:68", "unknown model: nothing", (G("a", "n1", (100, 40)),),
          P(model="NonExistentModel"), filter=(), choice=None),
+    # :15-20: one GPU can do hard isolation, one only partitioning; :45 the third,
+    # hard-capable but in soft mode, is dropped by its mode
     Case(f"{ISO}:14", "isolation filter honours capability metadata",
-         (G("hard-ok", "n1", mode=Isolation.HARD), G("hard-no", "n2", mode=Isolation.HARD),
-          G("soft", "n3", mode=Isolation.SOFT)), P(isolation=Isolation.HARD),
-         filter=("hard-ok",), xfail=f"{CAPS} is not simulated"),
+         (G("hard-ok", "n1", mode=Isolation.HARD, caps=HARD_CAPS),
+          G("hard-no", "n2", mode=Isolation.HARD, caps=PARTITION_CAPS),
+          G("soft", "n3", mode=Isolation.SOFT, caps=HARD_CAPS)), P(isolation=Isolation.HARD),
+         filter=("hard-ok",), choice=Choice("n1", ("hard-ok",))),
     Case(f"{ISO}:59", "no capability metadata: legacy behaviour",
          (G("legacy", "n1", mode=Isolation.SOFT),), P(), filter=("legacy",)),
+    # :80: the annotation is an object with every capability false
     Case(f"{ISO}:79", "capabilities explicitly unsupported",
-         (G("hard", "n1", mode=Isolation.HARD),), P(isolation=Isolation.HARD), filter=(),
-         xfail=f"{CAPS} is not simulated"),
+         (G("hard", "n1", mode=Isolation.HARD, caps=frozenset()),), P(isolation=Isolation.HARD),
+         filter=(), choice=None),
     Case(f"{ISO}:105", "shared accepts any GPU mode",
          tuple(G(m.name.lower(), f"n{m.value}", mode=m) for m in Isolation),
          P(isolation=Isolation.SHARED), filter=("hard", "partitioned", "shared", "soft")),
@@ -191,9 +199,10 @@ CASES: tuple[Case, ...] = (
     Case(f"{ISO}:140", "shared takes only idle GPUs",
          (G("idle", "n1", SHARED_CAP), G("used", "n2", SHARED_CAP, (80, 20))),
          P(isolation=Isolation.SHARED), filter=("idle",)),
+    # :147-150: available equals capacity, yet one partition is recorded
     Case(f"{ISO}:140", "shared skips GPUs with allocated partitions",
-         (G("partitioned", "n1", SHARED_CAP),), P(isolation=Isolation.SHARED), filter=(),
-         xfail="partition allocations (partitioned isolation) are not simulated"),
+         (G("idle", "n1", SHARED_CAP), G("partitioned", "n2", SHARED_CAP, partitions=1)),
+         P(isolation=Isolation.SHARED), filter=("idle",), choice=Choice("n1", ("idle",))),
     Case(f"{SHARED}:21", "shared consumes the whole GPU",
          (G("gpu-1", "node-1", SHARED_CAP, mode=Isolation.SOFT),),
          P(tflops=10, vram=2, isolation=Isolation.SHARED),

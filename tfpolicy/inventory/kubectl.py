@@ -7,6 +7,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.table import lookup
+from tfpolicy.inventory.capabilities import ANNOTATION, isolations
 from tfpolicy.inventory.fields import (
     as_list,
     check_size,
@@ -109,6 +110,9 @@ def _kube_gpu(obj: Mapping[str, Any], nodes: Mapping[str, Any]) -> GPU:
         external_tflops=tflops - _available(available, "tflops", capacity, tflops, where),
         external_vram=vram - _available(available, "vram", capacity, vram, where),
         index=_index(get(obj, "status", "index"), where),
+        isolations=isolations(get(obj, "metadata", "annotations", ANNOTATION), f"{where} "
+                              f"metadata.annotations"),
+        partitions=_partitions(get(obj, "status", "allocatedPartitions"), where),
     )
 
 
@@ -158,6 +162,13 @@ def _kube_cost(node: Mapping[str, Any] | None, model: str) -> int:
         return cost_of(cost, f"GPUNode {name_of(node or {})} spec.costPerHour") // count
     info = lookup(model)
     return info.cost_micro_usd if info else 0
+
+
+def _partitions(value: Any, where: str) -> int:
+    """How many `status.allocatedPartitions` entries (pod UID → partition) the GPU has."""
+    if value is None:
+        return 0
+    return len(mapping(value, f"{where} status.allocatedPartitions"))
 
 
 def _index(value: Any, where: str) -> int | None:

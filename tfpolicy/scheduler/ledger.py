@@ -68,7 +68,8 @@ class GpuState:
 
     @property
     def free_whole(self) -> bool:
-        return self.dp_pod is None and not self.tf_pods and self.idle
+        """Nobody on it, not even a partition recorded outside the simulation."""
+        return self.dp_pod is None and not self.tf_pods and self.idle and not self.gpu.partitions
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +228,7 @@ def _check_fits(pod: PodRequest, state: GpuState, tflops: int, vram: int) -> Non
         raise LedgerError(f"GPU {state.gpu.name} is not free for a device-plugin pod")
     if state.dp_pod is not None:
         raise LedgerError(f"GPU {state.gpu.name} is held by a device-plugin pod")
-    if whole and not state.idle:
+    if whole and (not state.idle or state.gpu.partitions):
         raise LedgerError(f"GPU {state.gpu.name} is not idle for a shared pod")
     if state.avail_tflops < tflops or state.avail_vram < vram:
         raise LedgerError(f"GPU {state.gpu.name} has too little left for pod {pod.name}")

@@ -110,6 +110,11 @@ class GPU:
     Dynamic policy such a GPU takes no pod (`gpuallocator.go:722-724`);
     ``active_isolation`` is `status.activeIsolationMode`, the mode the external
     allocations locked it to; ``index`` is `status.index`, what `gpu-indices` match.
+    ``isolations`` are the modes the GPU's `tensor-fusion.ai/virtualization-capabilities`
+    annotation says it can do; None when it has no such metadata, which upstream
+    reads as "any mode" (`filter/gpu_isolation_mode_filter.go:56-76`).
+    ``partitions`` counts `status.allocatedPartitions` entries: a shared pod needs
+    none (`filter/shared_whole_gpu_filter.go:28-30`).
     """
 
     name: str
@@ -128,6 +133,8 @@ class GPU:
     isolation_conflict: bool = False
     active_isolation: Isolation | None = None
     index: int | None = None
+    isolations: frozenset[Isolation] | None = None
+    partitions: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,11 @@ class GpuUser(IntEnum):
 
 
 def user_of(state: GpuState) -> GpuUser:
-    """Device-plugin holder, else any TensorFusion commitment (also external), else idle."""
+    """Device-plugin holder, else any TensorFusion commitment (also external, and a
+    recorded partition), else idle."""
     if state.dp_pod is not None:
         return GpuUser.DEVICE_PLUGIN
-    if state.tf_pods or not state.idle:
+    if state.tf_pods or not state.idle or state.gpu.partitions:
         return GpuUser.TENSOR_FUSION
     return GpuUser.IDLE
 

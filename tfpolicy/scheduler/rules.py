@@ -30,19 +30,21 @@ class Reason(IntEnum):
     NOT_RUNNING = 2
     USED_BY_DEVICE_PLUGIN = 3
     INDEX_MISMATCH = 4
-    NOT_IDLE = 5
-    INSUFFICIENT_TFLOPS = 6
-    INSUFFICIENT_VRAM = 7
-    MODEL_MISMATCH = 8
-    VENDOR_MISMATCH = 9
-    TOO_FEW_GPUS = 10
-    TOO_MANY_WORKERS = 11
-    GPU_BUSY = 12
-    PARTITIONED_DYNAMIC = 13
-    PARTITIONED_NOT_SIMULATED = 14
-    NATIVE_NODE_UNMANAGED = 15
-    NATIVE_NODE_IN_USE = 16
-    NODE_AFFINITY = 17
+    ISOLATION_UNSUPPORTED = 5
+    PARTITIONS_ALLOCATED = 6
+    NOT_IDLE = 7
+    INSUFFICIENT_TFLOPS = 8
+    INSUFFICIENT_VRAM = 9
+    MODEL_MISMATCH = 10
+    VENDOR_MISMATCH = 11
+    TOO_FEW_GPUS = 12
+    TOO_MANY_WORKERS = 13
+    GPU_BUSY = 14
+    PARTITIONED_DYNAMIC = 15
+    PARTITIONED_NOT_SIMULATED = 16
+    NATIVE_NODE_UNMANAGED = 17
+    NATIVE_NODE_IN_USE = 18
+    NODE_AFFINITY = 19
 
 
 REASON_TEXT: dict[Reason, str] = {
@@ -51,6 +53,8 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.NOT_RUNNING: "GPU not running",
     Reason.USED_BY_DEVICE_PLUGIN: "GPU used by the device plugin",
     Reason.INDEX_MISMATCH: "GPU index not among the requested gpu-indices",
+    Reason.ISOLATION_UNSUPPORTED: "GPU cannot do the requested isolation",
+    Reason.PARTITIONS_ALLOCATED: "GPU has allocated partitions",
     Reason.NOT_IDLE: "no idle GPU for shared isolation",
     Reason.INSUFFICIENT_TFLOPS: "insufficient TFLOPS",
     Reason.INSUFFICIENT_VRAM: "insufficient VRAM",
@@ -122,7 +126,15 @@ def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
         return Reason.USED_BY_DEVICE_PLUGIN
     if pod.gpu_indices and gpu.index not in pod.gpu_indices:
         return Reason.INDEX_MISMATCH  # GPUIndexFilter: a GPU without an index never matches
+    # The capability half of GPUIsolationModeFilter (`gpu_isolation_mode_filter.go:29`,
+    # `:56-76`): shared is a whole-card policy, not a runtime mode, so it never asks;
+    # a GPU without capability metadata (None) keeps the legacy "any mode".
+    caps = gpu.isolations
+    if caps is not None and pod.isolation is not Isolation.SHARED and pod.isolation not in caps:
+        return Reason.ISOLATION_UNSUPPORTED
     if pod.isolation is Isolation.SHARED:
+        if gpu.partitions:  # SharedWholeGPUFilter, even when available == capacity
+            return Reason.PARTITIONS_ALLOCATED
         if not state.idle:
             return Reason.NOT_IDLE
     else:
