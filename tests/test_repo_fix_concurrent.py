@@ -20,8 +20,8 @@ import pytest
 
 from tests.conftest import ROOT
 from tfpolicy import cli
-from tfpolicy.files import output
-from tfpolicy.files.output import CONFLICT
+from tfpolicy.files import swap
+from tfpolicy.files.swap import CONFLICT
 
 TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
 EXAMPLE = ROOT / "examples" / "manifests" / "llm-server.yaml"
@@ -151,14 +151,14 @@ def test_a_line_appended_between_the_last_check_and_the_replacement_is_kept(
     """The window itself, made certain: a line lands in the file just before fix puts the new
     one in its place, after the last check. The old file, with the line, is kept."""
     names = _repo(tmp_path)
-    swap = output._exchange
+    exchange = swap._exchange
 
     def late_writer(temp: str, real: str) -> bool:
         with open(real, "a") as handle:
             handle.write(f"# appended {names.index(os.path.basename(real))}\n")
-        return swap(temp, real)
+        return exchange(temp, real)
 
-    monkeypatch.setattr(output, "_exchange", late_writer)
+    monkeypatch.setattr(swap, "_exchange", late_writer)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["fix", "-p", "takeover", *names]) == 1
     err = capsys.readouterr().err

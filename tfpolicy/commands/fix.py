@@ -15,7 +15,8 @@ import click
 from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.output import Kept, Writes, clean_stale
+from tfpolicy.files.output import Writes, clean_stale
+from tfpolicy.files.swap import Kept
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
