@@ -8,7 +8,8 @@ import tempfile
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.output import SUFFIX, sync_folder
+from tfpolicy.files.output import SUFFIX
+from tfpolicy.files.swap import sync_folder
 
 
 def install_file(path: Path, data: bytes, mode: int, elsewhere: str = "another path") -> None:

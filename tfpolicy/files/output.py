@@ -11,9 +11,10 @@ The contract (README, ``fix``):
   so which error is reported does not depend on that overlap: a file the
   engine refuses first, then the first target refused, then the first temp
   file that could not be written.
-* **Concurrent edits win.** Just before a file is replaced, its size,
-  mtime and content hash are compared with what was read; if it changed,
-  it is left alone and reported.
+* **Concurrent edits win, or are kept and reported.** Just before a file
+  is replaced, its size, mtime and content hash are compared with what was
+  read; if it changed, it is left alone and reported. A writer that gets in after
+  that check has its bytes kept beside the file, reported (``tfpolicy.files.swap``).
 * **Old or new, never half.** Every temp file is written, then one
   ``syncfs`` per file system (``flush``) makes them all durable (one flush
   per run instead of an fsync per file, which cost ~3 ms each), then each
@@ -48,6 +49,7 @@ from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import Seen, unchanged
+from tfpolicy.files.swap import Done, Kept, settle_all, swap, sync_folder
 from tfpolicy.files.targets import Planner, Target
 
 SUFFIX = ".tfpolicy"
@@ -76,6 +78,7 @@ class Writes:
         self._planner = Planner(cwd)
         self._staged: list[_Staged] = []
         self._renamed: list[bool] = []
+        self._kept: dict[int, Kept] = {}  # conflict copies, by position in _staged
         self._refused: TfpolicyError | None = None  # the first target fix must not write
         self._failed: TfpolicyError | None = None  # the first temp file not written
         self._prefix = f".%s.{os.getpid()}."
@@ -106,6 +109,11 @@ class Writes:
     def temps(self) -> set[str]:
         return {item.temp for item in self._staged}
 
+    def conflicts(self) -> list[tuple[str, Kept]]:
+        """Files another program wrote to (or held open) as they were replaced, by their
+        given names, each with its kept old file; known once ``commit`` ran, even if it raised."""
+        return [(self._staged[index].shown, kept) for index, kept in sorted(self._kept.items())]
+
     def commit(self, written: Callable[[str], None]) -> list[str]:
         """Replace every target still as it was read, or raise the error held; each file
         replaced goes to ``written`` and those changed meanwhile are returned, in order,
@@ -113,7 +121,7 @@ class Writes:
         error = self._refused or self._failed
         if error is not None:
             raise error
-        self._renamed = _commit_all(self._staged)
+        self._renamed = _commit_all(self._staged, self._kept)
         for item, replaced in zip(self._staged, self._renamed, strict=True):
             if replaced:
                 written(item.shown)
@@ -194,9 +202,10 @@ def _load_syncfs() -> Callable[[int], int] | None:
 _syncfs = _load_syncfs()
 
 
-def _commit_all(staged: list[_Staged]) -> list[bool]:
+def _commit_all(staged: list[_Staged], conflicts: dict[int, Kept] | None = None) -> list[bool]:
     """Rename each staged file in (and whether it was), every temp file's bytes flushed
-    first; each folder is synced once, even on error.
+    first; each folder is synced once, even on error; then each old file is settled
+    (``_settle``), a conflict copy's path going to ``conflicts`` by position.
 
     A rename over a file mostly waits on the file system's journal, not the
     CPU: eight at a time, 3,000 renames took 0.4 s where one by one took 4 to
@@ -206,18 +215,20 @@ def _commit_all(staged: list[_Staged]) -> list[bool]:
     folders = _folders(staged)  # where the temps are, beside their targets
     if folders:  # every temp file's bytes on disk before the first rename
         flush(folders)
-    outcomes: list[bool | TfpolicyError] = [False] * len(staged)
+    outcomes: list[Done | TfpolicyError] = [Done.LEFT] * len(staged)
     try:
         with ThreadPoolExecutor(max_workers=_RENAMERS) as pool:
             for start, done in enumerate(pool.map(_commit_each, _dealt(staged))):
                 outcomes[start::_RENAMERS] = done
-        for outcome in outcomes:  # the first error, once all are through
-            if isinstance(outcome, TfpolicyError):
-                raise outcome
-        return [outcome is True for outcome in outcomes]
-    finally:
+    finally:  # even on error: an old file a writer changed must not be lost with the run
         for folder in sorted(folders):
             sync_folder(folder)
+        kept = settle_all(staged, [o is Done.SWAPPED for o in outcomes], _RENAMERS)
+        (conflicts if conflicts is not None else {}).update(kept)
+    for outcome in outcomes:  # the first error, once all are through
+        if isinstance(outcome, TfpolicyError):
+            raise outcome
+    return [outcome in (Done.SWAPPED, Done.REPLACED) for outcome in outcomes]
 
 
 def _stage(target: Target, prefix: str) -> _Staged:
@@ -289,9 +300,9 @@ def _dealt(staged: list[_Staged]) -> list[list[_Staged]]:
     return [staged[start::_RENAMERS] for start in range(_RENAMERS)]
 
 
-def _commit_each(items: list[_Staged]) -> list[bool | TfpolicyError]:
+def _commit_each(items: list[_Staged]) -> list[Done | TfpolicyError]:
     """Each of ``items`` committed in turn, an error kept in its place."""
-    outcomes: list[bool | TfpolicyError] = []
+    outcomes: list[Done | TfpolicyError] = []
     for item in items:
         try:
             outcomes.append(_commit(item))
@@ -300,22 +311,20 @@ def _commit_each(items: list[_Staged]) -> list[bool | TfpolicyError]:
     return outcomes
 
 
-def _commit(staged: _Staged) -> bool:
-    """Rename the temp file over the target unless the target changed since it was read."""
+def _commit(staged: _Staged) -> Done:
+    """Put the temp file in the target's place unless the target changed since it was read."""
     if not unchanged(staged.real, staged.seen):
-        return False
+        return Done.LEFT
     try:
-        os.replace(staged.temp, staged.real)
+        return swap(staged.temp, staged.real, _spare_name)
+    except FileNotFoundError:  # removed since the check: not brought back
+        return Done.LEFT
     except OSError as exc:
         raise TfpolicyError(f"cannot replace: {exc.strerror}", file=staged.shown) from None
-    return True
 
 
-def sync_folder(folder: Path) -> None:
-    """Make the rename itself durable: a crash after exit must not bring the old file back."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+def _spare_name(temp: str) -> str:
+    """A second unused temp name beside ``temp``, of the same shape (so a killed run's is
+    cleaned up like any temp file)."""
+    return (f"{temp.removesuffix(SUFFIX)}.{os.getpid()}."
+            f"{''.join(_NAMES.choices(_LETTERS, k=8))}{SUFFIX}")

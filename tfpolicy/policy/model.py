@@ -13,7 +13,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import HAMI, Hami
-from tfpolicy.policy.schema import validate
+from tfpolicy.policy.schema import name_only, not_of_kind, validate
 from tfpolicy.policy.selectors import Selector
 from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
 from tfpolicy.workloads.kinds import Shape
@@ -117,6 +117,10 @@ class PolicyInvalid(TfpolicyError):
 
 def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
     """Schema violations and bad quantities of one policy document, as error findings."""
+    alien = not_of_kind(data, "MigrationPolicy", "policy")
+    if alien is not None:  # named by its shape: it may be any file's content (``-p FILE``)
+        line, col = locate(alien.path)
+        return [_error(alien.message, file, line, col, "")]
     found = []
     for violation in validate(data, "policy"):
         line, col = locate(violation.path)
@@ -179,8 +183,9 @@ def _error(message: str, file: str, line: int, col: int, policy: str) -> Finding
 
 
 def _name_of(data: Any) -> str:
+    """The policy's name for its findings, only when it is a name (never a long value)."""
     meta = data.get("metadata") if isinstance(data, Mapping) else None
-    return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+    return name_only(meta.get("name", "")) if isinstance(meta, Mapping) else ""
 
 
 # Per-GPU maxima, as the schema's numbers have them: far above any GPU TensorFusion knows

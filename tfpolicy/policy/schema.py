@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -130,6 +131,47 @@ def _types(value: Any) -> str:
 
 
 _SHORT = 40
+
+
+def not_of_kind(data: Any, kind: str, what: str) -> Violation | None:
+    """Why a document is no ``kind`` at all, by its shape alone, or None.
+
+    Schema messages quote values; of a file that is not a policy (an explicit
+    ``-p`` may name any file) they would print its content, ``'root:x:0:0:…'
+    is not of type 'object'``. A document that says it is a ``kind`` is the
+    user's own, and its short values may be quoted.
+    """
+    if not isinstance(data, dict):
+        return Violation((), f"the document is {shape(data)}, not a {what} mapping ($)")
+    if data.get("kind") != kind:
+        return Violation(("kind",) if "kind" in data else (),
+                         f"the document is a mapping without kind: {kind}, not a {what} "
+                         "($.kind)")
+    return None
+
+
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")  # a DNS-1123 subdomain
+
+
+def name_only(value: Any) -> str:
+    """``value`` when it is a Kubernetes object name, else "": a name, never a value."""
+    return value if isinstance(value, str) and _NAME.fullmatch(value) else ""
+
+
+def shape(value: Any) -> str:
+    """What a value is, and nothing of what it holds: for a document that is no policy at
+    all, whose every word may be some other file's content (``-p /etc/passwd``)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__} value"
 
 
 def brief(value: Any) -> str:
