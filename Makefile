@@ -51,10 +51,23 @@ demo: $(BIN)/tfpolicy
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml --format html -o plan.html examples/manifests
 	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
+# Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)
+# much of the time, and on a shared machine two processes get twice one's share. The
+# image and package tests each stay on one worker (xdist_group), and every test writes
+# only under its own tmp_path and binds only free ports.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
+
 test: $(BIN)/tfpolicy
 	$(BIN)/ruff check tfpolicy tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
+
+# The inner loop: lint, types and the suite without the image and package builds.
+quick: $(BIN)/tfpolicy
+	$(BIN)/ruff check tfpolicy tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not images and not package"
 
 # The wheel and the sdist people install (docs/install.md).
 dist: $(BIN)/tfpolicy

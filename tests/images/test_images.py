@@ -20,7 +20,8 @@ import yaml
 
 from tfpolicy import git_commit
 
-pytestmark = pytest.mark.images
+# One worker builds and runs them all: two would build into the same context at once.
+pytestmark = [pytest.mark.images, pytest.mark.xdist_group("images")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -118,9 +119,10 @@ def test_kpt_fn_render_runs_the_image_as_a_kptfile_mutator(engine: dict[str, str
 
 
 def test_kpt_fn_eval_image_with_a_function_config(engine: dict[str, str], tmp_path: Path) -> None:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    shutil.copyfile(EXAMPLES / "llm-server.yaml", pkg / "llm-server.yaml")
+    pkg, here = tmp_path / "pkg", tmp_path / "here"
+    for folder in (pkg, here):
+        folder.mkdir()
+        shutil.copyfile(EXAMPLES / "llm-server.yaml", folder / "llm-server.yaml")
     config = tmp_path / "policy.yaml"
     config.write_text(POLICY)
     env = {**engine, "KPT_FN_RUNTIME": "podman"}
@@ -129,10 +131,10 @@ def test_kpt_fn_eval_image_with_a_function_config(engine: dict[str, str], tmp_pa
     assert done.returncode == 0, done.stdout + done.stderr
     text = (pkg / "llm-server.yaml").read_text()
     assert _annotations(text)["tensor-fusion.ai/enabled-replicas"] == "1"
-    local = _run([str(BIN / "tfpolicy"), "apply", "-p", str(config), str(EXAMPLES / "llm-server.yaml")],
-                 engine)
-    assert local.returncode == 0, local.stderr
-    assert text == local.stdout
+    local = _run(["kpt", "fn", "eval", str(here), "--exec", f"{BIN / 'tfpolicy'} krm",
+                  "--fn-config", str(config)], env)
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert text == (here / "llm-server.yaml").read_text()
     # A broken function config: the function fails, kpt stops and writes nothing.
     config.write_text(POLICY.replace("takeover", "sideways"))
     done = _run(["kpt", "fn", "eval", str(pkg), "--image", KRM, "--image-pull-policy", "never",

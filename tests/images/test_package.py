@@ -16,7 +16,8 @@ import pytest
 
 from tfpolicy import __version__, git_commit
 
-pytestmark = pytest.mark.package
+# One worker builds and runs them all: two would build into the same context at once.
+pytestmark = [pytest.mark.package, pytest.mark.xdist_group("package")]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Path(sys.executable).parent / "tfpolicy"
