@@ -83,7 +83,7 @@ image-context: $(BIN)/tfpolicy
 	$(BIN)/pip download --quiet --only-binary=:all: --implementation cp \
 	  --python-version $(IMAGE_PYTHON) $(addprefix --platform ,$(IMAGE_PLATFORMS)) \
 	  --dest $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/wheel/tfpolicy-*.whl
-	rm $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
+	rm -f $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
 	cp plugins/argocd/plugin.yaml $(IMAGE_CONTEXT)/
 	$(if $(filter-out none,$(KUBECTL_BIN)),cp $(KUBECTL_BIN) $(IMAGE_CONTEXT)/bin/kubectl)
 	$(if $(filter-out none,$(HELM_BIN)),cp $(HELM_BIN) $(IMAGE_CONTEXT)/bin/helm)
