@@ -67,7 +67,8 @@ class Need:
     weights: int
     overhead: int
     working: int
-    basis: str  # how each figure was found, for the evidence
+    weights_basis: str  # how each figure was found, for the evidence
+    working_basis: str
 
     @property
     def total(self) -> int:
@@ -103,26 +104,25 @@ def need(found: Found, given: Given, pool: int | None, cache_peak: float | None)
     if weights is None:
         return wbasis
     if given.working is not None:
-        return Need(weights, OVERHEAD, given.working, f"{wbasis}; working memory from the policy")
+        return Need(weights, OVERHEAD, given.working, wbasis, "from the policy")
     if cache_peak is not None and pool is not None:
         kv_pool = max(pool - weights - OVERHEAD, 0)
-        return Need(weights, OVERHEAD, math.ceil(cache_peak * kv_pool),
-                    f"{wbasis}; KV cache: peak {cache_peak:.0%} in use of a "
-                    f"{_gib(kv_pool)} pool ({found.framework.name}'s own metric)")
+        return Need(weights, OVERHEAD, math.ceil(cache_peak * kv_pool), wbasis,
+                    f"peak {cache_peak:.0%} in use of its {_gib(kv_pool)} KV-cache pool, "
+                    f"{found.framework.name}'s own metric")
     if model is None:
-        return (f"{wbasis}; no KV-cache metric and the model's shape is unknown: "
+        return ("no KV-cache metric and the model's shape is unknown: "
                 "give workingMemory in the policy")
     length = _int_flag(found, serving.max_len) or model.context
     working = math.ceil(model.kv_bytes_per_token() * length * SEQUENCES / tp)
-    return Need(weights, OVERHEAD, working,
-                f"{wbasis}; KV cache: no cache metric, default budget {SEQUENCES} sequences "
-                f"× {length} tokens")
+    return Need(weights, OVERHEAD, working, wbasis,
+                f"no cache metric: the default budget, {SEQUENCES} sequences × {length} tokens")
 
 
 def _weights(found: Found, serving: Serving, given: Given, model: Model | None, named: str,
              tp: int) -> tuple[int | None, str]:
     if given.weights is not None:
-        return given.weights, "weights from the policy"
+        return given.weights, "from the policy"
     if model is None:
         what = f"model {named!r} is not in the model table" if named else "no model named"
         return None, f"{what}: give modelWeights in the policy"
@@ -133,7 +133,7 @@ def _weights(found: Found, serving: Serving, given: Given, model: Model | None, 
     size = 1 if quantized == "fp8" else _DTYPE.get(dtype, 2)
     weights = math.ceil(model.params * 1e9 * size / tp)
     split = f" ÷ TP {tp}" if tp > 1 else ""
-    return weights, f"weights {model.name} {model.params:g}B × {size} B{split} = {_gib(weights)}"
+    return weights, f"{model.name}, {model.params:g}B parameters × {size} B{split}"
 
 
 def fitting_fraction(found: Found, need_: Need, limit: int) -> float | None:

@@ -7,7 +7,9 @@ recommendation without a Prometheus::
      "end": 1767225600, "window": "7d", "step": "5m",
      "answers": {"activity": {...}, "utilization": {...}, "framebuffer": {...}}}
 
-``tfpolicy recommend --prometheus URL --save-metrics FILE`` writes one.
+``tfpolicy recommend --prometheus URL --save-metrics FILE`` writes one. The
+``cache`` answer (pre-allocating servers' own KV-cache gauges) is optional: it is
+written only when it holds a series, so a file without it reads as before.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.recommend.queries import seconds
 
 KEYS = ("activity", "utilization", "framebuffer")
+OPTIONAL = ("cache",)
+EMPTY = {"status": "success", "data": {"resultType": "matrix", "result": []}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +53,19 @@ def loads(text: str, file: str) -> Snapshot:
             raise TfpolicyError(f"{name}: a duration such as 7d or 5m is required", file=file)
     if not isinstance(answers, Mapping) or any(k not in answers for k in KEYS):
         raise TfpolicyError(f"answers: {', '.join(KEYS)} are required", file=file)
-    return Snapshot(float(end), str(window), str(step), answers)
+    return Snapshot(float(end), str(window), str(step),
+                    {**{k: EMPTY for k in OPTIONAL}, **answers})
 
 
 def dumps(snapshot: Snapshot) -> str:
     return json.dumps({"apiVersion": "tfpolicy.dev/v1alpha1", "kind": "MetricsSnapshot",
                        "end": snapshot.end, "window": snapshot.window, "step": snapshot.step,
-                       "answers": {k: snapshot.answers[k] for k in KEYS}},
+                       "answers": {k: snapshot.answers[k] for k in (*KEYS, *OPTIONAL)
+                                   if k in KEYS or _holds(snapshot.answers.get(k))}},
                       separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def _holds(answer: Any) -> bool:
+    """Whether an answer holds a series (only such optional answers are written)."""
+    data = answer.get("data") if isinstance(answer, Mapping) else None
+    return isinstance(data, Mapping) and bool(data.get("result"))
