@@ -30,7 +30,15 @@ from tfpolicy.recommend.policy import blocks, header
 from tfpolicy.recommend.prometheus import fetch
 from tfpolicy.recommend.queries import queries, seconds
 from tfpolicy.recommend.series import parse_answer
-from tfpolicy.recommend.snapshot import KEYS, OPTIONAL, Snapshot, dumps, loads
+from tfpolicy.recommend.snapshot import (
+    KEYS,
+    MAX_BYTES,
+    OPTIONAL,
+    Snapshot,
+    dumps,
+    loads,
+    too_big,
+)
 
 
 @click.command()
@@ -111,6 +119,8 @@ def _policies(refs: tuple[str, ...]) -> list[dict[str, object]]:
 
 
 def _offline(file: str, window: str | None, step: str | None) -> Snapshot:
+    if file != "-" and os.path.isfile(file) and os.path.getsize(file) > MAX_BYTES:
+        raise TfpolicyError(too_big(os.path.getsize(file)), file=file)  # before reading it
     snap = loads(read_text(file), file)
     for name, given, held in (("--window", window, snap.window), ("--step", step, snap.step)):
         if given is not None and seconds(given) != seconds(held):

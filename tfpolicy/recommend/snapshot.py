@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.recommend.queries import seconds
+from tfpolicy.recommend.series import decode
+
+MAX_BYTES = 256 << 20  # a week of 5,000 pods at the 5-minute step is about 200 MB
+MAX_DEPTH = 32  # a snapshot nests 7 deep; this only locates what the decoder refused
 
 KEYS = ("activity", "utilization", "framebuffer")
 OPTIONAL = ("cache",)
@@ -37,11 +42,17 @@ class Snapshot:
 
 
 def loads(text: str, file: str) -> Snapshot:
+    if len(text) > MAX_BYTES:
+        raise TfpolicyError(too_big(len(text)), file=file)
     try:
-        data = json.loads(text)
+        data = decode(text)
     except json.JSONDecodeError as exc:
         raise TfpolicyError(f"not JSON: {exc.msg}", file=file, line=exc.lineno,
                             column=exc.colno) from None
+    except RecursionError:
+        line, column = _too_deep(text)
+        raise TfpolicyError(f"nested deeper than {MAX_DEPTH} levels: not a MetricsSnapshot",
+                            file=file, line=line, column=column) from None
     if not isinstance(data, Mapping) or data.get("kind") != "MetricsSnapshot":
         raise TfpolicyError("not a MetricsSnapshot (kind: MetricsSnapshot)", file=file)
     end, window, step = data.get("end"), data.get("window"), data.get("step")
@@ -69,3 +80,26 @@ def _holds(answer: Any) -> bool:
     """Whether an answer holds a series (only such optional answers are written)."""
     data = answer.get("data") if isinstance(answer, Mapping) else None
     return isinstance(data, Mapping) and bool(data.get("result"))
+
+
+def too_big(size: int) -> str:
+    return (f"the metrics file is {size / (1 << 20):.0f} MiB, above the {MAX_BYTES >> 20} MiB "
+            "read: save fewer namespaces or a coarser --step")
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _too_deep(text: str) -> tuple[int, int]:
+    """Line and column (1-based) of the bracket that opens level ``MAX_DEPTH + 1``."""
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        mark = token.group()
+        if mark in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                start = token.start()
+                return text.count("\n", 0, start) + 1, start - text.rfind("\n", 0, start)
+        elif mark in "]}":
+            depth -= 1
+    return 1, 1
