@@ -79,7 +79,7 @@ def _soft(found: Found, limit: int) -> str:
         pool, taken = limit, f"{name} ({found.where}) has at most"
     else:
         pool = math.floor(found.fraction * limit)
-        taken = f"{name} takes {found.where.removeprefix('the default ')} × the limit ="
+        taken = f"{name} ({found.where}) takes {float(found.fraction):g} × the limit ="
     if pool >= floor:
         return ""
     return (f"vram-limit {_gib(limit)} starves a pre-allocating framework: {taken} "
