@@ -66,8 +66,9 @@ def _found(framework: Framework, container: Mapping[str, Any], index: int,
     raw, where = _setting(framework, args, env)
     if raw is None:
         default = framework.default
+        setting = framework.flag or framework.env or "its setting"
         shown = f"the default {_shown(default)}" if default is not None else \
-            "not set (derived by the framework at start)"
+            f"{setting} not set: derived at start"
         return Found(framework, name, index, default, shown, True, args, env)
     value = _fraction(raw)
     return Found(framework, name, index, value,

@@ -40,6 +40,7 @@ _MODELS = (
     Model("Mistral-7B-v0.1", 7.24, 32, 8, 128, 32768),
     Model("Mistral-7B-v0.3", 7.25, 32, 8, 128, 32768),
     Model("Mixtral-8x7B-v0.1", 46.7, 32, 8, 128, 32768),
+    Model("zephyr-7b-beta", 7.24, 32, 8, 128, 32768),  # a Mistral-7B-v0.1 fine-tune
     Model("Qwen2.5-0.5B", 0.494, 24, 2, 64, 32768),
     Model("Qwen2.5-1.5B", 1.54, 28, 2, 128, 32768),
     Model("Qwen2.5-3B", 3.09, 36, 2, 128, 32768),

@@ -22,6 +22,10 @@ from tfpolicy.frameworks.sizing import GIB, OVERHEAD, SEQUENCES, Given, need
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 
 _PREFIX = "tensor-fusion.ai/"
+# vLLM refuses to start when one sequence of --max-model-len does not fit its KV cache
+# (vllm-project/vllm vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory); the
+# others cap their lengths to the pool, so only their weights and overhead must fit.
+_ONE_SEQUENCE = frozenset({"vLLM"})
 HARD_UNKNOWN = ("under isolation hard TensorFusion's limiter installs no memory hooks "
                 "(NexusGPU/vgpu.rs crates/cuda-limiter/src/lib.rs:446-456), so whether the "
                 "process is shown the whole card or its limit is not established")
@@ -89,18 +93,20 @@ def _soft(found: Found, limit: int) -> str:
 
 
 def _least(found: Found) -> tuple[int, str] | None:
-    """Weights + overhead + the KV cache of one sequence at the maximum length."""
+    """Weights + overhead (+ the KV cache of one sequence at the maximum length for vLLM)."""
     sized = need(found, Given(), None, None)
     if isinstance(sized, str):
         return None
+    what = f"weights {_gib(sized.weights)}, overhead {_gib(sized.overhead)}"
+    if found.framework.name not in _ONE_SEQUENCE:
+        return sized.weights + sized.overhead, what
     one = sized.working // SEQUENCES  # need() budgets SEQUENCES of them
-    return sized.weights + sized.overhead + one, (
-        f"weights {_gib(sized.weights)}, overhead {_gib(sized.overhead)}, one sequence's KV "
-        f"cache {_gib(one)}")
+    return sized.weights + sized.overhead + one, f"{what}, one sequence's KV cache {_gib(one)}"
 
 
 def _hard(found: Found, limit: int) -> str:
-    share = "" if found.fraction is None else f" {float(found.fraction):g} of"
+    share = "" if found.fraction is None else \
+        " all" if found.fraction == 1 else f" {float(found.fraction):g} of"
     return (f"{found.framework.name} pre-allocates{share} the memory it is shown "
             f"({found.where}); {HARD_UNKNOWN}: if it is the card, the pool exceeds the "
             f"vram-limit {_gib(limit)}; set the framework's setting to fit the limit")
