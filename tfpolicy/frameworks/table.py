@@ -35,8 +35,9 @@ class Framework:
 
 BUILTIN: tuple[Framework, ...] = (
     # vllm-project/vllm vllm/config/cache.py (CacheConfig.gpu_memory_utilization,
-    # commit 002f10e0): "If unspecified, will use the default value of 0.92"; releases
-    # up to v0.1x documented 0.9 (vllm/engine/arg_utils.py). The larger is assumed.
+    # commit 002f10e0): "If unspecified, will use the default value of 0.92"; earlier
+    # versions documented 0.9 (vllm/engine/arg_utils.py). The larger is assumed, so a
+    # starved pool is never missed for want of the version.
     Framework("vLLM", ("vllm/vllm-openai*", "*/vllm-openai*", "*vllm*"),
               ("vllm", "vllm.entrypoints.*", "*/vllm"), flag="--gpu-memory-utilization",
               default=Fraction(92, 100),
