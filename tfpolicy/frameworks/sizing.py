@@ -12,8 +12,9 @@
 
 The setting that fits a limit: TensorFusion's soft limiter shows the process
 its VRAM limit as the device's total memory (docs/recommend.md), so a share of
-the total is need ÷ limit, and TensorRT-LLM's share of the free memory is the
-working memory ÷ (limit − weights − overhead), both rounded up to hundredths.
+the total is need ÷ limit (SGLang's static share: (weights + working) ÷ limit),
+and TensorRT-LLM's share of the free memory is the working memory ÷ (limit −
+weights − overhead), all rounded up to hundredths.
 """
 
 from __future__ import annotations
@@ -141,6 +142,8 @@ def fitting_fraction(found: Found, need_: Need, limit: int) -> float | None:
     if found.framework.share == "free":
         free = limit - need_.weights - need_.overhead
         return None if free <= 0 else _up(need_.working / free)
+    if found.framework.share == "static":  # weights and KV cache; the overhead stays outside
+        return _up((need_.weights + need_.working) / limit)
     return _up(need_.total / limit)
 
 

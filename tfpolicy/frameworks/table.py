@@ -3,11 +3,13 @@
 Each default is the framework's own, cited at its row (repository, file, and
 the commit read). A policy adds rows (``spec.frameworks``), tried before these.
 
-``share`` says what the fraction is a share of: ``total`` (the memory the
-process is shown as the device's total) or ``free`` (TensorRT-LLM: the memory
-still free once the weights are loaded). A fraction of ``None`` is one the
-framework derives at start (SGLang); ``disabled_by`` names env settings that
-turn pre-allocation off.
+``share`` says what the fraction is a share of and what it holds: ``total``
+(of the memory the process is shown as the device's total, for everything it
+allocates), ``static`` (of the total, for weights and KV cache only: SGLang
+keeps activations and CUDA graphs outside it) or ``free`` (TensorRT-LLM: of
+the memory still free once the weights are loaded, for the KV cache). A
+fraction of ``None`` is one the framework derives at start (SGLang);
+``disabled_by`` names env settings that turn pre-allocation off.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ class Framework:
     flag: str = ""  # the command-line flag that holds the fraction
     env: str = ""  # the environment variable that holds it
     default: Fraction | None = None  # when absent; None: derived by the framework at start
-    share: str = "total"  # "total" | "free"
+    share: str = "total"  # "total" | "static" | "free"
     disabled_by: tuple[tuple[str, str], ...] = ()  # (env, value) that turns the pool off
     enabled_by: tuple[tuple[str, str], ...] = ()  # (env, value) without which there is none
     cache_metrics: tuple[str, ...] = ()  # gauges of the share of its cache pool in use
@@ -47,7 +49,7 @@ BUILTIN: tuple[Framework, ...] = (
     # None and _handle_gpu_memory_settings(gpu_mem) derives it from the GPU memory the
     # process sees, the chunked-prefill size, CUDA-graph batch and TP size (commit 469c63e5).
     Framework("SGLang", ("lmsysorg/sglang*", "*/sglang*"),
-              ("sglang.launch_server", "sglang"), flag="--mem-fraction-static",
+              ("sglang.launch_server", "sglang"), flag="--mem-fraction-static", share="static",
               cache_metrics=("sglang:token_usage",),
               source="sgl-project/sglang python/sglang/srt/server_args.py "
                      "_handle_gpu_memory_settings"),

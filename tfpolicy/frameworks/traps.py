@@ -77,6 +77,9 @@ def _soft(found: Found, limit: int) -> str:
         return ""
     floor, what = least
     name = found.framework.name
+    if found.framework.share == "static":  # its share holds weights and KV cache only
+        floor -= OVERHEAD
+        what = what.split(",")[0] + "; the overhead stays outside the share"
     if found.fraction is None:
         pool, taken = limit - OVERHEAD, f"{name} ({found.where}) keeps at most about"
     elif found.framework.share == "free":
