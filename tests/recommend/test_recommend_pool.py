@@ -130,3 +130,17 @@ def test_check_warns_when_a_limit_starves_the_pool(tmp_path: Path) -> None:
     assert len(starved) == 2, result.stdout
     assert all("vLLM (--gpu-memory-utilization 0.90) takes 0.9 × the limit = 0.90Gi" in x and "(webhook-framework-pool)" in x
                for x in starved)
+
+
+def test_the_recommended_limits_do_not_starve_the_pool(tmp_path: Path) -> None:
+    """recommend's own limits, checked: no pool warning (and the shipped 16Gi example does
+    warn on the example fleet's Llama-3.1-8B server)."""
+    policy = tmp_path / "recommended.yaml"
+    result = tfpolicy("recommend", "--metrics", str(BUNDLED), MANIFEST)
+    policy.write_text(result.stdout, encoding="utf-8")
+    checked = tfpolicy("check", "-p", str(policy), MANIFEST)
+    assert checked.returncode == 1 and "would set" in checked.stdout
+    assert "framework-pool" not in checked.stdout
+    shipped = tfpolicy("check", "-p", "rightsize-example", str(ROOT / "examples" / "manifests"))
+    assert "Deployment/ml-serving/llama-8b-vllm: container vllm: vram-limit 16.00Gi starves" \
+        in shipped.stdout
