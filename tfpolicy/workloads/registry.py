@@ -71,6 +71,12 @@ class Registry:
         group = api.rpartition("/")[0] if isinstance(api, str) else ""
         return self._by_kind.get((group, str(obj.get("kind"))), _Entry())
 
+    def knows(self, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj``'s kind is a built-in one or a policy's ``podTemplates``."""
+        api = obj.get("apiVersion")
+        group = api.rpartition("/")[0] if isinstance(api, str) else ""
+        return (group, str(obj.get("kind"))) in self._by_kind
+
     def templates(self, obj: Mapping[str, Any]) -> list[Path]:
         """Concrete paths of the whole pod templates inside ``obj`` (mappings)."""
         found = (p for pattern in self._entry(obj).paths for p in expand(obj, pattern))
