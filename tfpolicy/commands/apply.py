@@ -70,7 +70,7 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
             findings.extend(done.outcome.findings)
         shown.close()
         emit_findings(findings, run.fmt, err=True)
-        emit_not_migrated(findings)
+        emit_not_migrated(findings, run.fmt)
         spool.seek(0)
         shutil.copyfileobj(spool, sys.stdout.buffer)
         sys.stdout.buffer.flush()
@@ -94,7 +94,7 @@ def _to_folder(run: Run, paths: tuple[str, ...], folder: Path, fail_on: Severity
     write_outputs([(target, "".join(text).encode("utf-8"))
                    for (_, target), text in zip(pairs, texts, strict=True)])
     emit_findings(findings, run.fmt, err=True)
-    emit_not_migrated(findings)
+    emit_not_migrated(findings, run.fmt)
     return ExitCode.FINDINGS if fails(findings, fail_on) else ExitCode.OK
 
 

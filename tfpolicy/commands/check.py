@@ -41,7 +41,7 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
     emit_findings(findings + change_findings(changes), run.fmt, err=False)
-    emit_not_migrated(findings)
+    emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
         click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)

@@ -16,7 +16,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.policy.config import lookup
-from tfpolicy.render import FORMATS
+from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -64,9 +64,10 @@ def fail_on_option(func: F) -> F:
     )(func)
 
 
-def emit_not_migrated(findings: list[Finding]) -> None:
-    """The count of GPU requests not migrated, by reason, on stderr (nothing when none)."""
-    line = not_migrated_line(not_migrated(findings))
+def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
+    """The count of GPU requests not migrated, by reason, on stderr (nothing when none, nor
+    beside a report a program reads, whose findings carry the rules to count)."""
+    line = "" if fmt in MACHINE else not_migrated_line(not_migrated(findings))
     if line:
         sys.stderr.write(line)
         sys.stderr.flush()
