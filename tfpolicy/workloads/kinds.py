@@ -15,6 +15,7 @@ The records themselves (:class:`Shape`, :class:`Slot`, :class:`Report`,
 
 from __future__ import annotations
 
+from tfpolicy.workloads.serving import SERVING_KINDS
 from tfpolicy.workloads.shapes import (
     ALWAYS,
     ANY,
@@ -274,4 +275,5 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     # katib/pkg/controller.v1beta1/experiment/manifest/generator.go:89-107@33c8ff4e5d18)
     + [TemplateKind("kubeflow.org", "Experiment", (), nested=(_p("spec.trialTemplate.trialSpec"),))]
     + list(_REPORTED)
+    + list(SERVING_KINDS)
 )

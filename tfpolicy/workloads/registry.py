@@ -121,16 +121,17 @@ def _get(node: Any, path: Path) -> Any:
     return node
 
 
-def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
+def _mentions_gpu(node: Any, gpus: GpuResources, top: bool = True) -> bool:
     """A GPU resource name anywhere under ``node``, or in a patch written as text (Argo's
-    ``podSpecPatch``, JSON or YAML), or a bare count (MPIJob ``spec.gpus``)."""
+    ``podSpecPatch``, JSON or YAML), or a bare count (MPIJob ``spec.gpus``) as the field
+    itself: a label's value deeper down (a patch's ``role: leader``) is no count."""
     if isinstance(node, Mapping):
-        return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
+        return any(k in gpus or _mentions_gpu(v, gpus, False) for k, v in node.items())
     if isinstance(node, list):
-        return any(_mentions_gpu(v, gpus) for v in node)
+        return any(_mentions_gpu(v, gpus, False) for v in node)
     if isinstance(node, str) and (":" in node or "{" in node):
         return any(name in node for name in gpus.name_set)
-    return node not in (None, 0, "0", False, "")
+    return top and node not in (None, 0, "0", False, "")
 
 
 # Kinds whose pods tfpolicy does not count, and why (a count would be a guess).
@@ -166,6 +167,8 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
                          f"({_NOT_COUNTED[kind]})")
     if kind in _NO_PODS:
         return 0
+    if kind == "RoleBasedGroup" and template[:2] == ("spec", "roleTemplates"):
+        return _rbg_template_users(obj, template)
     total = 1
     for path, default, minus in _factors(obj, kind, template):
         total *= max(_read(obj, path, default) - minus, 0)
@@ -189,6 +192,8 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     if kind == "StormService":  # spec.replicas role sets × role replicas × podGroupSize
         return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0),
                 ((*parent, "podGroupSize"), 1, 0)]
+    if kind == "RoleBasedGroup":
+        return _rbg(template)
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
     if kind in ("RayCluster", "RayJob", "RayService"):
@@ -196,6 +201,43 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     if kind in ("Job", "CronJob") and _api_group(obj) != "batch.volcano.sh":
         return [((*parent, "parallelism"), 1, 0)]
     return [((*parent, "replicas"), 1, 0)]
+
+
+def _rbg(template: Path) -> list[_Factor]:
+    """A role's replicas, times its leaderWorkerPattern's (v1alpha1: leaderWorkerSet's)
+    ``size``, default 1 (sgl-project/rbg pkg/reconciler/lws_reconciler.go:220-224
+    @993491fba9bf): each group is ``size`` pods, the leader one of them."""
+    if template[-2] == "standalonePattern":
+        return [((*template[:-2], "replicas"), 1, 0)]
+    if template[-2] == "leaderWorkerPattern":
+        return [((*template[:-2], "replicas"), 1, 0), ((*template[:-1], "size"), 1, 0)]
+    return [((*template[:-1], "replicas"), 1, 0),
+            ((*template[:-1], "leaderWorkerSet", "size"), 1, 0)]
+
+
+def _rbg_template_users(obj: Mapping[str, Any], template: Path) -> int:
+    """A spec.roleTemplates entry runs the pods of every role whose templateRef names it."""
+    entry = _get(obj, template[:-1])
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    roles = _get_or_none(obj, ("spec", "roles"))
+    total = 0
+    for index, role in enumerate(roles if isinstance(roles, list) else []):
+        if not isinstance(role, Mapping) or _template_ref(role) != name:
+            continue
+        at: Path = ("spec", "roles", index)
+        pattern = "leaderWorkerPattern" if "leaderWorkerPattern" in role else "standalonePattern"
+        total += _read(obj, (*at, "replicas"), 1) * (
+            _read(obj, (*at, pattern, "size"), 1) if pattern == "leaderWorkerPattern" else 1)
+    return total
+
+
+def _template_ref(role: Mapping[str, Any]) -> Any:
+    """The roleTemplates name a role refers to (v1alpha2 in its pattern, v1alpha1 beside)."""
+    for holder in (role.get("standalonePattern"), role.get("leaderWorkerPattern"), role):
+        ref = holder.get("templateRef") if isinstance(holder, Mapping) else None
+        if isinstance(ref, Mapping):
+            return ref.get("name")
+    return None
 
 
 def _lws(obj: Mapping[str, Any], template: Path) -> list[_Factor]:
