@@ -45,6 +45,7 @@ def _admission(capsys: pytest.CaptureFixture[str], *files: Path) -> list[dict[st
     # a roleTemplates entry runs its roles' pods (2 + 3); a leader-worker role replicas × size;
     # a v1alpha1 role with a leaderWorkerSet likewise (1 × 2)
     ("kind-rolebasedgroup", {"leaderWorkerPattern": 8, "roleTemplates-0": 5, "": 2}),
+    ("kind-kthena", {"entryTemplate": 2, "workerTemplate": 6}),  # 2 groups × (1 | 3 workers)
 ])
 def test_pods_per_kind(case: str, expected: dict[str, int | None],
                        capsys: pytest.CaptureFixture[str]) -> None:

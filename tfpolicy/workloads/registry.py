@@ -194,6 +194,8 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
                 ((*parent, "podGroupSize"), 1, 0)]
     if kind == "RoleBasedGroup":
         return _rbg(template)
+    if kind == "ModelServing":  # groups × role replicas × (1 entry | workerReplicas workers)
+        return _model_serving(template)
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
     if kind in ("RayCluster", "RayJob", "RayService"):
@@ -213,6 +215,15 @@ def _rbg(template: Path) -> list[_Factor]:
         return [((*template[:-2], "replicas"), 1, 0), ((*template[:-1], "size"), 1, 0)]
     return [((*template[:-1], "replicas"), 1, 0),
             ((*template[:-1], "leaderWorkerSet", "size"), 1, 0)]
+
+
+def _model_serving(template: Path) -> list[_Factor]:
+    """``spec.replicas`` serving groups (default 1) × the role's ``replicas`` (default 1) ×
+    one entry pod, or ``workerReplicas`` workers (volcano-sh/kthena pkg/apis/workload/
+    v1alpha1/model_serving_types.go:36-42, servinggroup_types.go:55-79@3cc057284c34)."""
+    role = template[:-1]
+    per_role = [((*role, "workerReplicas"), 0, 0)] if template[-1] == "workerTemplate" else []
+    return [(("spec", "replicas"), 1, 0), ((*role, "replicas"), 1, 0), *per_role]
 
 
 def _rbg_template_users(obj: Mapping[str, Any], template: Path) -> int:

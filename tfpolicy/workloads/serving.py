@@ -40,4 +40,21 @@ _RBG = TemplateKind("workloads.x-k8s.io", "RoleBasedGroup", tuple(_p(t) for t in
     Report(_p(path), _RBG_PATCH.format(field=path.rpartition("]")[2].lstrip(".")))
     for path in _RBG_PATCHES))
 
-SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG,)
+# kthena (volcano-sh/kthena@3cc057284c34): a ModelServing makes each role's pods itself, bare
+# and owned by it: the entry pod takes entryTemplate's metadata labels and annotations and its
+# spec, each worker pod workerTemplate's (pkg/model-serving-controller/utils/utils.go:96-121,
+# addPodLabelAndAnnotation). A ModelBooster is converted into a ModelServing whose containers
+# get each worker's resources (pkg/model-booster-controller/convert/model_serving.go:205-207,
+# :341), and no field of it reaches the pods' labels or annotations.
+_KTHENA_GROUP = "workload.serving.volcano.sh"
+_KTHENA = (
+    TemplateKind(_KTHENA_GROUP, "ModelServing", (
+        _p("spec.template.roles[*].entryTemplate"), _p("spec.template.roles[*].workerTemplate"))),
+    TemplateKind(_KTHENA_GROUP, "ModelBooster", (), reports=(Report(
+        _p("spec.backend.workers"), (
+            "kthena ModelBooster: the controller builds a ModelServing from its workers' "
+            "resources, and no field of the ModelBooster reaches the pods' labels or "
+            "annotations; migrate a ModelServing instead")),)),
+)
+
+SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA)
