@@ -13,6 +13,7 @@ from typing import Any
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
+from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
@@ -108,7 +109,10 @@ class Registry:
                              if entry.reports}))
 
     def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
-        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why."""
+        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why; a
+        kind's own shorthand (Dynamo's ``gpu``) names a GPU there too."""
+        extra = shorthands(obj)
+        gpus = gpus.with_extra(extra) if extra else gpus
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
                 if _mentions_gpu(_get(obj, path), gpus):
@@ -196,6 +200,8 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
         return _rbg(template)
     if kind == "ModelServing":  # groups × role replicas × (1 entry | workerReplicas workers)
         return _model_serving(template)
+    if kind == "PodCliqueSet":
+        return _grove(obj, template)
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
     if kind in ("RayCluster", "RayJob", "RayService"):
@@ -224,6 +230,24 @@ def _model_serving(template: Path) -> list[_Factor]:
     role = template[:-1]
     per_role = [((*role, "workerReplicas"), 0, 0)] if template[-1] == "workerTemplate" else []
     return [(("spec", "replicas"), 1, 0), ((*role, "replicas"), 1, 0), *per_role]
+
+
+def _grove(obj: Mapping[str, Any], clique: Path) -> list[_Factor]:
+    """``spec.replicas`` gangs (default 0) × the scaling group's ``replicas`` when one names
+    the clique (default 1) × the clique's ``spec.replicas`` (defaulted to 1 by the webhook)
+    (NVIDIA/grove operator/api/core/v1alpha1/podcliqueset.go:52-57, :204-212; operator/
+    internal/webhook/admission/pcs/defaulting/podcliqueset.go:74-75@a9716b8e614a)."""
+    factors: list[_Factor] = [(("spec", "replicas"), 0, 0), ((*clique, "spec", "replicas"), 1, 0)]
+    entry = _get(obj, clique)
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    groups = _get_or_none(obj, ("spec", "template", "podCliqueScalingGroups"))
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        names = group.get("cliqueNames") if isinstance(group, Mapping) else None
+        if isinstance(names, list) and name in names:
+            factors.append((("spec", "template", "podCliqueScalingGroups", index, "replicas"),
+                            1, 0))
+            break
+    return factors
 
 
 def _rbg_template_users(obj: Mapping[str, Any], template: Path) -> int:

@@ -6,7 +6,15 @@ small; the records and path syntax are :mod:`.shapes`'.
 
 from __future__ import annotations
 
-from tfpolicy.workloads.shapes import Pattern, Report, TemplateKind, parse_template_path
+from tfpolicy.workloads.shapes import (
+    ANY,
+    Pattern,
+    Report,
+    Shape,
+    Slot,
+    TemplateKind,
+    parse_template_path,
+)
 
 
 def _p(text: str) -> Pattern:
@@ -57,4 +65,37 @@ _KTHENA = (
             "annotations; migrate a ModelServing instead")),)),
 )
 
-SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA)
+# Grove (NVIDIA/grove@a9716b8e614a): a PodCliqueSet makes a PodClique per clique of its
+# template, labelled with the clique's labels and annotated with its annotations
+# (operator/internal/controller/podcliqueset/components/podclique/podclique.go:305-306,
+# :381), and each PodClique's pods take its labels and annotations and its spec.podSpec
+# (operator/internal/controller/podclique/components/pod/pod.go:147-161).
+_GROVE = TemplateKind("grove.io", "PodCliqueSet", (), (Shape(
+    _p("spec.template.cliques[*]"), (), ("spec", "podSpec"),
+    (Slot(("spec", "podSpec", "containers", ANY)),)),))
+
+# Dynamo (ai-dynamo/dynamo@52c2429d3511): each service of a DynamoGraphDeployment becomes a
+# DynamoComponentDeployment (deploy/cloud/operator/internal/dynamo/graph.go,
+# GenerateDynamoComponentsDeployments), whose resources.limits.gpu the operator turns into the
+# pod's GPU resource while it builds the pod per backend framework, through a Deployment, a
+# LeaderWorkerSet or a Grove PodCliqueSet. That build was not modelled here, so its GPU
+# requests are reported, never rewritten.
+_DYNAMO = ("Dynamo {kind}: the operator builds the pods from this service, turning "
+           "resources.limits.gpu into their GPU resource and adding containers by backend "
+           "framework; tfpolicy does not model that build, so set TensorFusion's labels and "
+           "annotations in the service's extraPodMetadata by hand")
+_DYNAMO_V1BETA1 = ("Dynamo {kind} v1beta1 spec.components: how the operator builds pods from a "
+                   "component was not read, so tfpolicy reports its GPU requests rather than "
+                   "guess where TensorFusion's labels and annotations would reach the pods")
+_DYNAMO_KINDS = (
+    TemplateKind("nvidia.com", "DynamoGraphDeployment", (), reports=(
+        Report(_p("spec.services.*.resources"), _DYNAMO.format(kind="DynamoGraphDeployment")),
+        Report(_p("spec.services.*.extraPodSpec"),
+               _DYNAMO.format(kind="DynamoGraphDeployment")),
+        Report(_p("spec.components"), _DYNAMO_V1BETA1.format(kind="DynamoGraphDeployment")))),
+    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), reports=(
+        Report(_p("spec.resources"), _DYNAMO.format(kind="DynamoComponentDeployment")),
+        Report(_p("spec.extraPodSpec"), _DYNAMO.format(kind="DynamoComponentDeployment")))),
+)
+
+SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS)
