@@ -49,6 +49,7 @@ def _admission(capsys: pytest.CaptureFixture[str], *files: Path) -> list[dict[st
     # 2 gangs × clique replicas, × the scaling group's 2 for the clique it names (the
     # frontend asks for no GPU)
     ("kind-grove-podcliqueset", {"cliques-1": 6, "cliques-2": 8}),
+    ("kind-llmaz-service", {"leaderTemplate": 2, "workerTemplate": 4}),  # 2 groups of 3
 ])
 def test_pods_per_kind(case: str, expected: dict[str, int | None],
                        capsys: pytest.CaptureFixture[str]) -> None:

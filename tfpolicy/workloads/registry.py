@@ -149,6 +149,8 @@ _NOT_COUNTED = {
     "Service": "Knative scales revisions from traffic (autoscaling annotations)",
     "Configuration": "Knative scales revisions from traffic (autoscaling annotations)",
 }
+# Groups whose kind shares a name with one above but whose pods are counted (llmaz Service).
+_COUNTED_GROUPS = ("inference.llmaz.io",)
 # Kinds that are templates for other objects: they run no pod themselves.
 _NO_PODS = ("TrainingRuntime", "ClusterTrainingRuntime", "LLMInferenceServiceConfig")
 _Factor = tuple[Path, int, int]  # where the count is, its default, what to take off
@@ -166,7 +168,7 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
     kind = str(obj.get("kind"))
     if kind == "DaemonSet":
         return None
-    if kind in _NOT_COUNTED and _api_group(obj) not in ("", "apps", "batch"):
+    if kind in _NOT_COUNTED and _api_group(obj) not in ("", "apps", "batch", *_COUNTED_GROUPS):
         raise NotCounted(f"{_name(obj)}: plan and admission do not count this kind's pods "
                          f"({_NOT_COUNTED[kind]})")
     if kind in _NO_PODS:
@@ -185,7 +187,8 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     if kind == "Pod" or not template:
         return []
     parent = template[:-1]
-    if kind == "LeaderWorkerSet":  # spec.replicas groups of `size` pods, one the leader
+    if kind == "LeaderWorkerSet" or (kind == "Service" and _api_group(obj) == "inference.llmaz.io"):
+        # spec.replicas groups of `size` pods, one the leader (llmaz: the same shape)
         return _lws(obj, template)
     if kind == "JobSet":  # each replicated job: replicas Jobs of parallelism pods
         return [((*template[:-3], "replicas"), 1, 0), ((*parent, "parallelism"), 1, 0)]

@@ -98,4 +98,12 @@ _DYNAMO_KINDS = (
         Report(_p("spec.extraPodSpec"), _DYNAMO.format(kind="DynamoComponentDeployment")))),
 )
 
-SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS)
+# llmaz Service (InftyAI/llmaz@3c13ff343e28): its workloadTemplate is a LeaderWorkerSet's
+# leaderWorkerTemplate, whose leader and worker templates become the LeaderWorkerSet's, labels
+# and annotations kept and the model's merged in (pkg/controller/inference/
+# service_controller.go:197-232, :277-284). The OpenModel's flavor limits overwrite the
+# model-runner container's resources (:293-331): that is reported on the OpenModel.
+_LLMAZ = TemplateKind("inference.llmaz.io", "Service", (
+    _p("spec.workloadTemplate.leaderTemplate"), _p("spec.workloadTemplate.workerTemplate")))
+
+SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS, _LLMAZ)
