@@ -195,6 +195,13 @@ _REPORTED = (
         "NIMService: the NIM Operator builds the pod from the NIMService's fields and gives "
         "it GPUs of its own when spec.resources names none, which tfpolicy does not model; "
         "change its GPU resources by hand")),)),
+    # NIMPipeline: each service's spec is a NIMServiceSpec the operator makes a NIMService of
+    # (internal/controller/nimpipeline_controller.go:178-186@f63f74d7ad22): handled as one.
+    TemplateKind("apps.nvidia.com", "NIMPipeline", (), reports=(Report(
+        _p("spec.services[*].spec.resources"), (
+            "NIMPipeline: each service becomes a NIMService, whose pod the NIM Operator builds "
+            "from its fields, with GPUs of its own when spec.resources names none, which "
+            "tfpolicy does not model; change its GPU resources by hand")),)),
     TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
         _p("spec.inferenceConfig.flavors"), (
             "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "

@@ -106,4 +106,20 @@ _DYNAMO_KINDS = (
 _LLMAZ = TemplateKind("inference.llmaz.io", "Service", (
     _p("spec.workloadTemplate.leaderTemplate"), _p("spec.workloadTemplate.workerTemplate")))
 
-SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS, _LLMAZ)
+# OME (sgl-project/ome@17b77edad23b): a ServingRuntime or ClusterServingRuntime is merged with
+# each InferenceService that selects it, its engineConfig and decoderConfig (labels,
+# annotations, runner, leader and worker included) under the InferenceService's own
+# (pkg/controller/v1beta1/inferenceservice/utils/merging.go:105-145), and the runner's GPU
+# resources may be set from an AcceleratorClass (merging.go:224-290). That merge is not
+# modelled here: the runtime's GPU requests are reported.
+_OME = ("OME {kind}: the runtime is merged with each InferenceService that selects it, and "
+        "GPU resources may come from an AcceleratorClass; tfpolicy does not model that merge, "
+        "so set TensorFusion's labels and annotations in the InferenceService's engine or "
+        "decoder by hand")
+_OME_KINDS = tuple(TemplateKind("ome.io", kind, (), reports=tuple(
+    Report(_p(path), _OME.format(kind=kind))
+    for path in ("spec.engineConfig", "spec.decoderConfig", "spec.containers", "spec.workers")))
+    for kind in ("ServingRuntime", "ClusterServingRuntime"))
+
+SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS, _LLMAZ,
+                                           *_OME_KINDS)
