@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -43,6 +44,20 @@ spec:
               resources:
                 limits:
                   nvidia.com/gpu: 1
+"""
+
+SERVER = """\
+apiVersion: example.com/v1
+kind: Server
+metadata: {name: s}
+spec:
+  components:
+    - name: a
+      labels: {x: y}
+      podSpec:
+        containers:
+          - name: m
+            resources: {limits: {nvidia.com/gpu: 1}}
 """
 
 OTHERS = """\
@@ -98,9 +113,10 @@ def test_an_unknown_kind_is_reported_at_each_request_with_a_declaration(
     assert err == "tfpolicy: 2 GPU requests not migrated (2 unknown-kind)\n"
 
 
-def test_pasting_the_declaration_migrates_the_object(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "t.yaml", TRAINER)
+def _pasted(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> Any:
+    """The object as ``apply`` writes it once the declaration its finding prints is in the
+    policy."""
+    path = _write(tmp_path, "t.yaml", text)
     _, out, _ = _run(capsys, "check", "-p", "takeover", str(path))
     declared = re.search(r"declare it: (podTemplates: \[.*\]) \(unknown-kind\)", out)
     assert declared is not None, out
@@ -109,9 +125,21 @@ def test_pasting_the_declaration_migrates_the_object(
     policy_file = _write(tmp_path, "policy.yaml", yaml.safe_dump(policy))
     code, out, err = _run(capsys, "apply", "-p", str(policy_file), str(path))
     assert code == 0 and err == ""
-    roles = yaml.safe_load(out)["spec"]["roles"]
+    return yaml.safe_load(out)
+
+
+def test_pasting_the_declaration_migrates_the_object(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    roles = _pasted(tmp_path, capsys, TRAINER)["spec"]["roles"]
     assert [r["template"]["metadata"]["labels"]["tensor-fusion.ai/enabled"]
             for r in roles] == ["true", "true"]
+
+
+def test_a_component_with_labels_beside_its_pod_spec_gets_a_pods_declaration(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    component = _pasted(tmp_path, capsys, SERVER)["spec"]["components"][0]
+    assert component["labels"] == {"x": "y", "tensor-fusion.ai/enabled": "true"}
+    assert component["annotations"]["tensor-fusion.ai/isolation"] == "shared"
 
 
 def test_each_reason_is_said_where_the_request_is(
