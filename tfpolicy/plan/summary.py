@@ -18,6 +18,7 @@ from tfpolicy.plan.records import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
 from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import PolicySet, objects
+from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (
     Failure,
     GpuUser,
@@ -79,7 +80,12 @@ def requests_not_migrated(docs: list[Document],
     reports them (:mod:`tfpolicy.workloads.finder`, and the fields a kind reports or refuses):
     the plan leaves their pods with the device plugin, before and after alike."""
     counts = dict.fromkeys(NOT_MIGRATED_RULES, 0)
+    markers = Markers.of(policies.markers())
     for doc in docs:
+        # the text prefilter ``apply`` uses, on the data's repr (made in C): most documents
+        # of a fleet name no GPU, and need no walk
+        if not markers.found_in(repr(doc.data)):
+            continue
         for _, obj in objects(doc.data):
             for rule in _unmigrated_rules(obj, policies):
                 counts[rule] += 1
