@@ -15,6 +15,7 @@ from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
+from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
 from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
 from tfpolicy.workloads.views import View, expand, shape_view, with_added
@@ -153,7 +154,6 @@ _NOT_COUNTED = {
 _COUNTED_GROUPS = ("inference.llmaz.io",)
 # Kinds that are templates for other objects: they run no pod themselves.
 _NO_PODS = ("TrainingRuntime", "ClusterTrainingRuntime", "LLMInferenceServiceConfig")
-_Factor = tuple[Path, int, int]  # where the count is, its default, what to take off
 
 
 def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
@@ -174,14 +174,18 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
     if kind in _NO_PODS:
         return 0
     if kind == "RoleBasedGroup" and template[:2] == ("spec", "roleTemplates"):
-        return _rbg_template_users(obj, template)
+        return sum(_product(obj, f) for f in rbg_template_users(obj, template))
+    return _product(obj, _factors(obj, kind, template))
+
+
+def _product(obj: Mapping[str, Any], factors: list[Factor]) -> int:
     total = 1
-    for path, default, minus in _factors(obj, kind, template):
+    for path, default, minus in factors:
         total *= max(_read(obj, path, default) - minus, 0)
     return total
 
 
-def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]:
+def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[Factor]:
     if kind == "Server" and _api_group(obj) == "mlops.seldon.io":  # ScalingSpec.replicas
         return [(("spec", "replicas"), 1, 0)]
     if kind == "Pod" or not template:
@@ -199,12 +203,9 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     if kind == "StormService":  # spec.replicas role sets × role replicas × podGroupSize
         return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0),
                 ((*parent, "podGroupSize"), 1, 0)]
-    if kind == "RoleBasedGroup":
-        return _rbg(template)
-    if kind == "ModelServing":  # groups × role replicas × (1 entry | workerReplicas workers)
-        return _model_serving(template)
-    if kind == "PodCliqueSet":
-        return _grove(obj, template)
+    serving = serving_factors(obj, kind, template)
+    if serving is not None:
+        return serving
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
     if kind in ("RayCluster", "RayJob", "RayService"):
@@ -214,81 +215,17 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     return [((*parent, "replicas"), 1, 0)]
 
 
-def _rbg(template: Path) -> list[_Factor]:
-    """A role's replicas, times its leaderWorkerPattern's (v1alpha1: leaderWorkerSet's)
-    ``size``, default 1 (sgl-project/rbg pkg/reconciler/lws_reconciler.go:220-224
-    @993491fba9bf): each group is ``size`` pods, the leader one of them."""
-    if template[-2] == "standalonePattern":
-        return [((*template[:-2], "replicas"), 1, 0)]
-    if template[-2] == "leaderWorkerPattern":
-        return [((*template[:-2], "replicas"), 1, 0), ((*template[:-1], "size"), 1, 0)]
-    return [((*template[:-1], "replicas"), 1, 0),
-            ((*template[:-1], "leaderWorkerSet", "size"), 1, 0)]
-
-
-def _model_serving(template: Path) -> list[_Factor]:
-    """``spec.replicas`` serving groups (default 1) × the role's ``replicas`` (default 1) ×
-    one entry pod, or ``workerReplicas`` workers (volcano-sh/kthena pkg/apis/workload/
-    v1alpha1/model_serving_types.go:36-42, servinggroup_types.go:55-79@3cc057284c34)."""
-    role = template[:-1]
-    per_role = [((*role, "workerReplicas"), 0, 0)] if template[-1] == "workerTemplate" else []
-    return [(("spec", "replicas"), 1, 0), ((*role, "replicas"), 1, 0), *per_role]
-
-
-def _grove(obj: Mapping[str, Any], clique: Path) -> list[_Factor]:
-    """``spec.replicas`` gangs (default 0) × the scaling group's ``replicas`` when one names
-    the clique (default 1) × the clique's ``spec.replicas`` (defaulted to 1 by the webhook)
-    (NVIDIA/grove operator/api/core/v1alpha1/podcliqueset.go:52-57, :204-212; operator/
-    internal/webhook/admission/pcs/defaulting/podcliqueset.go:74-75@a9716b8e614a)."""
-    factors: list[_Factor] = [(("spec", "replicas"), 0, 0), ((*clique, "spec", "replicas"), 1, 0)]
-    entry = _get(obj, clique)
-    name = entry.get("name") if isinstance(entry, Mapping) else None
-    groups = _get_or_none(obj, ("spec", "template", "podCliqueScalingGroups"))
-    for index, group in enumerate(groups if isinstance(groups, list) else []):
-        names = group.get("cliqueNames") if isinstance(group, Mapping) else None
-        if isinstance(names, list) and name in names:
-            factors.append((("spec", "template", "podCliqueScalingGroups", index, "replicas"),
-                            1, 0))
-            break
-    return factors
-
-
-def _rbg_template_users(obj: Mapping[str, Any], template: Path) -> int:
-    """A spec.roleTemplates entry runs the pods of every role whose templateRef names it."""
-    entry = _get(obj, template[:-1])
-    name = entry.get("name") if isinstance(entry, Mapping) else None
-    roles = _get_or_none(obj, ("spec", "roles"))
-    total = 0
-    for index, role in enumerate(roles if isinstance(roles, list) else []):
-        if not isinstance(role, Mapping) or _template_ref(role) != name:
-            continue
-        at: Path = ("spec", "roles", index)
-        pattern = "leaderWorkerPattern" if "leaderWorkerPattern" in role else "standalonePattern"
-        total += _read(obj, (*at, "replicas"), 1) * (
-            _read(obj, (*at, pattern, "size"), 1) if pattern == "leaderWorkerPattern" else 1)
-    return total
-
-
-def _template_ref(role: Mapping[str, Any]) -> Any:
-    """The roleTemplates name a role refers to (v1alpha2 in its pattern, v1alpha1 beside)."""
-    for holder in (role.get("standalonePattern"), role.get("leaderWorkerPattern"), role):
-        ref = holder.get("templateRef") if isinstance(holder, Mapping) else None
-        if isinstance(ref, Mapping):
-            return ref.get("name")
-    return None
-
-
-def _lws(obj: Mapping[str, Any], template: Path) -> list[_Factor]:
+def _lws(obj: Mapping[str, Any], template: Path) -> list[Factor]:
     """Without a leaderTemplate the leader is a worker too (kubernetes-sigs/lws/pkg/controllers/
     leaderworkerset_controller.go:777-781@060ab4da17ee): workerTemplate is all `size` pods."""
-    groups: list[_Factor] = [(("spec", "replicas"), 1, 0)]
+    groups: list[Factor] = [(("spec", "replicas"), 1, 0)]
     if template[-1] != "workerTemplate":
         return groups
     leader = _get_or_none(obj, (*template[:-1], "leaderTemplate")) is not None
     return [*groups, ((*template[:-1], "size"), 1, 1 if leader else 0)]
 
 
-def _ray_group(group: Path) -> list[_Factor]:
+def _ray_group(group: Path) -> list[Factor]:
     """KubeRay runs a worker group's replicas × numOfHosts pods (ray-project/kuberay/
     ray-operator/controllers/ray/utils/util.go:389-406@feeaf72facab); a head, one."""
     hosts = [((*group, "numOfHosts"), 1, 0)] if "workerGroupSpecs" in group else []

@@ -6,6 +6,10 @@ small; the records and path syntax are :mod:`.shapes`'.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from tfpolicy.rewrite.edits import Path
 from tfpolicy.workloads.shapes import (
     ANY,
     Pattern,
@@ -123,3 +127,97 @@ _OME_KINDS = tuple(TemplateKind("ome.io", kind, (), reports=tuple(
 
 SERVING_KINDS: tuple[TemplateKind, ...] = (_RBG, *_KTHENA, _GROVE, *_DYNAMO_KINDS, _LLMAZ,
                                            *_OME_KINDS)
+
+
+# How many pods: each factor is where a count is, its default, what to take off; the
+# registry reads and checks them (``replicas_of``).
+Factor = tuple[Path, int, int]
+
+
+def serving_factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[Factor] | None:
+    """The counts behind one template of these kinds; ``None`` for another kind."""
+    if kind == "RoleBasedGroup":
+        return _rbg(template)
+    if kind == "ModelServing":
+        return _model_serving(template)
+    if kind == "PodCliqueSet":
+        return _grove(obj, template)
+    return None
+
+
+def _rbg(template: Path) -> list[Factor]:
+    """A role's replicas, times its leaderWorkerPattern's (v1alpha1: leaderWorkerSet's)
+    ``size``, default 1 (sgl-project/rbg pkg/reconciler/lws_reconciler.go:220-224
+    @993491fba9bf): each group is ``size`` pods, the leader one of them."""
+    if template[-2] == "standalonePattern":
+        return [((*template[:-2], "replicas"), 1, 0)]
+    if template[-2] == "leaderWorkerPattern":
+        return [((*template[:-2], "replicas"), 1, 0), ((*template[:-1], "size"), 1, 0)]
+    return [((*template[:-1], "replicas"), 1, 0),
+            ((*template[:-1], "leaderWorkerSet", "size"), 1, 0)]
+
+
+def rbg_template_users(obj: Mapping[str, Any], template: Path) -> list[list[Factor]]:
+    """A spec.roleTemplates entry runs the pods of every role whose templateRef names it:
+    each such role's counts, as if its template were its own."""
+    entry = _at(obj, template[:-1])
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    roles = _at(obj, ("spec", "roles"))
+    users = []
+    for index, role in enumerate(roles if isinstance(roles, list) else []):
+        if isinstance(role, Mapping) and _template_ref(role) == name:
+            pattern = ("leaderWorkerPattern" if "leaderWorkerPattern" in role
+                       else "standalonePattern")
+            users.append(_rbg(("spec", "roles", index, pattern, "template")))
+    return users
+
+
+def _template_ref(role: Mapping[str, Any]) -> Any:
+    """The roleTemplates name a role refers to (v1alpha2 in its pattern, v1alpha1 beside)."""
+    for holder in (role.get("standalonePattern"), role.get("leaderWorkerPattern"), role):
+        ref = holder.get("templateRef") if isinstance(holder, Mapping) else None
+        if isinstance(ref, Mapping):
+            return ref.get("name")
+    return None
+
+
+def _model_serving(template: Path) -> list[Factor]:
+    """``spec.replicas`` serving groups (default 1) × the role's ``replicas`` (default 1) ×
+    one entry pod, or ``workerReplicas`` workers (volcano-sh/kthena pkg/apis/workload/
+    v1alpha1/model_serving_types.go:36-42, servinggroup_types.go:55-79@3cc057284c34)."""
+    role = template[:-1]
+    per_role = [((*role, "workerReplicas"), 0, 0)] if template[-1] == "workerTemplate" else []
+    return [(("spec", "replicas"), 1, 0), ((*role, "replicas"), 1, 0), *per_role]
+
+
+def _grove(obj: Mapping[str, Any], clique: Path) -> list[Factor]:
+    """``spec.replicas`` gangs (default 0) × the scaling group's ``replicas`` when one names
+    the clique (default 1) × the clique's ``spec.replicas`` (defaulted to 1 by the webhook)
+    (NVIDIA/grove operator/api/core/v1alpha1/podcliqueset.go:52-57, :204-212; operator/
+    internal/webhook/admission/pcs/defaulting/podcliqueset.go:74-75@a9716b8e614a)."""
+    factors: list[Factor] = [(("spec", "replicas"), 0, 0), ((*clique, "spec", "replicas"), 1, 0)]
+    entry = _at(obj, clique)
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    groups = _at(obj, ("spec", "template", "podCliqueScalingGroups"))
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        names = group.get("cliqueNames") if isinstance(group, Mapping) else None
+        if isinstance(names, list) and name in names:
+            factors.append((("spec", "template", "podCliqueScalingGroups", index, "replicas"),
+                            1, 0))
+            break
+    return factors
+
+
+def _at(node: Any, path: Path) -> Any:
+    """The value at ``path``, ``None`` where a step is missing."""
+    for step in path:
+        if not _has(node, step):
+            return None
+        node = node[step]
+    return node
+
+
+def _has(node: Any, step: str | int) -> bool:
+    if isinstance(node, Mapping):
+        return step in node
+    return isinstance(node, list) and isinstance(step, int) and step < len(node)
