@@ -192,3 +192,16 @@ def test_plan_counts_them_and_frees_none_of_their_gpus(
     code, out, _ = _run(capsys, *base, str(path))
     assert "GPU requests not migrated: 2 (2 unknown-kind)" in out
     assert _run(capsys, *base, "--fail-on", "warning", str(path))[0] == 1
+
+
+def test_an_init_containers_gpu_is_reported_even_in_a_migrated_pod(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = OTHERS.split("---")[0].replace(
+        "{gpu.intel.com/i915: 1, huawei.com/Ascend910: \"1\"}", "{nvidia.com/gpu: 1}")
+    path = _write(tmp_path, "d.yaml", text)
+    code, out, err = _run(capsys, "apply", "-p", "takeover", str(path))
+    assert code == 0
+    labels = yaml.safe_load(out)["spec"]["template"]["metadata"]["labels"]
+    assert labels["tensor-fusion.ai/enabled"] == "true"  # the pod is migrated
+    assert ":9:" in err and "(gpu-init-container)" in err  # its init container's GPU is not
+    assert err.endswith("tfpolicy: 1 GPU request not migrated (1 gpu-init-container)\n")

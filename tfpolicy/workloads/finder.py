@@ -111,13 +111,14 @@ class Known:
 def unmigrated(obj: Mapping[str, Any], requests: list[GpuRequest],
                known: Known) -> list[Unmigrated]:
     """The requests under no handled path (a pod template the engine migrated, or one it
-    reported), each with the reason; one of a vendor no provider lists is reported even
-    inside a migrated template, since TensorFusion will not take it over."""
+    reported), each with the reason; one of a vendor no provider lists, or of an init
+    container, is reported even inside a migrated template: no stage takes it over, so
+    the device plugin still holds that GPU (rightsize removes the containers' only)."""
     out = []
     for request in requests:
         inside = any(request.path[:len(h)] == h for h in known.handled)
         configured = known.configured(request.resource) or request.resource in shorthands(obj)
-        if inside and configured:
+        if inside and configured and "initContainers" not in request.path:
             continue
         out.append(_why(obj, request, configured, known.kind_known))
     return out
