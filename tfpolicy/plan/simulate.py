@@ -99,7 +99,9 @@ def run_plan(given: PlanInput) -> Plan:
         report = _step(step, docs, units, allocator, state, given)
         reports.append(report)
         stopped = not report.fits
-    summary = summarize(start, reports, allocator.ledger, requests_not_migrated(docs, loaded))
+    planned = {number: result for number, (_, result) in state.planned.last.items()}
+    summary = summarize(start, reports, allocator.ledger,
+                        requests_not_migrated(docs, loaded, planned))
     drained = None
     if given.consolidate and not stopped:
         _tell(given, "consolidation")

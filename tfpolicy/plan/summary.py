@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from tfpolicy.findings import NOT_MIGRATED_RULES
+from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
 from tfpolicy.gpus import vendors
 from tfpolicy.plan.records import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
 from tfpolicy.rewrite.edits import Path
-from tfpolicy.rewrite.engine import PolicySet, objects
+from tfpolicy.rewrite.engine import DocResult, PolicySet, objects
 from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (
     Failure,
@@ -74,14 +74,25 @@ def summarize(start: StepReport, steps: list[StepReport], ledger: Ledger,
                    not_migrated)
 
 
-def requests_not_migrated(docs: list[Document],
-                          policies: PolicySet) -> tuple[tuple[str, int], ...]:
+def requests_not_migrated(docs: list[Document], policies: PolicySet,
+                          planned: Mapping[int, DocResult] | None = None,
+                          ) -> tuple[tuple[str, int], ...]:
     """GPU requests of the manifests that no step can migrate, by rule, counted as ``check``
     reports them (:mod:`tfpolicy.workloads.finder`, and the fields a kind reports or refuses):
-    the plan leaves their pods with the device plugin, before and after alike."""
+    the plan leaves their pods with the device plugin, before and after alike.
+
+    ``planned``: the engine's last result per document number, whose findings already
+    say it (the steps planned every document with a GPU pod); the others are walked here,
+    only those the text prefilter passes.
+    """
     counts = dict.fromkeys(NOT_MIGRATED_RULES, 0)
     markers = Markers.of(policies.markers())
-    for doc in docs:
+    for number, doc in enumerate(docs):
+        result = (planned or {}).get(number)
+        if result is not None:
+            for rule, n in not_migrated(result.findings).items():
+                counts[rule] += n
+            continue
         # the text prefilter ``apply`` uses, on the data's repr (made in C): most documents
         # of a fleet name no GPU, and need no walk
         if not markers.found_in(repr(doc.data)):
