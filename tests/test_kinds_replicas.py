@@ -42,6 +42,14 @@ def _admission(capsys: pytest.CaptureFixture[str], *files: Path) -> list[dict[st
     ("kind-mpijob-v1alpha1", {"": 4}),
     ("kind-katib-experiment", {"": None}),  # not counted: said so, never guessed
     ("kind-knative-service", {"": None}),
+    # a roleTemplates entry runs its roles' pods (2 + 3); a leader-worker role replicas × size;
+    # a v1alpha1 role with a leaderWorkerSet likewise (1 × 2)
+    ("kind-rolebasedgroup", {"leaderWorkerPattern": 8, "roleTemplates-0": 5, "": 2}),
+    ("kind-kthena", {"entryTemplate": 2, "workerTemplate": 6}),  # 2 groups × (1 | 3 workers)
+    # 2 gangs × clique replicas, × the scaling group's 2 for the clique it names (the
+    # frontend asks for no GPU)
+    ("kind-grove-podcliqueset", {"cliques-1": 6, "cliques-2": 8}),
+    ("kind-llmaz-service", {"leaderTemplate": 2, "workerTemplate": 4}),  # 2 groups of 3
 ])
 def test_pods_per_kind(case: str, expected: dict[str, int | None],
                        capsys: pytest.CaptureFixture[str]) -> None:

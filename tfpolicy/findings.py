@@ -54,6 +54,36 @@ def has_errors(findings: list[Finding]) -> bool:
     return any(f.severity is Severity.ERROR for f in findings)
 
 
+def fails(findings: list[Finding], fail_on: Severity = Severity.ERROR) -> bool:
+    """Whether a finding is as severe as ``--fail-on`` asks to fail on."""
+    return any(f.severity >= fail_on for f in findings)
+
+
+# The rules of the warnings that say a GPU request stays with the device plugin (DESIGN §4a):
+# the engine's (a kind's field no pod is made from) and the GPU request finder's.
+NOT_MIGRATED_RULES = ("gpu-init-container", "gpu-placeholder", "gpu-vendor-not-configured",
+                      "kind-not-migrated", "unknown-kind")
+
+
+def not_migrated(findings: list[Finding]) -> dict[str, int]:
+    """How many GPU requests were reported not migrated, by rule (sorted)."""
+    counts: dict[str, int] = {}
+    for f in set(findings):
+        if f.rule in NOT_MIGRATED_RULES and f.severity is Severity.WARNING:
+            counts[f.rule] = counts.get(f.rule, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def not_migrated_line(counts: dict[str, int]) -> str:
+    """``N GPU requests not migrated (a b, c d)`` with a newline, or ``""`` when none."""
+    total = sum(counts.values())
+    if not total:
+        return ""
+    by = ", ".join(f"{n} {rule}" for rule, n in counts.items())
+    noun = "request" if total == 1 else "requests"
+    return f"tfpolicy: {total} GPU {noun} not migrated ({by})\n"
+
+
 def error_finding(message: str, file: str | None, line: int | None,
                   column: int | None) -> Finding:
     """A bad-input error (exit 2) as a finding, so ``--format`` renders it like the rest."""

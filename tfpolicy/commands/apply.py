@@ -21,7 +21,9 @@ from tfpolicy import yamlio
 from tfpolicy.commands.common import (
     Run,
     emit_findings,
+    emit_not_migrated,
     engine_options,
+    fail_on_option,
     jobs_option,
     named,
     resolve,
@@ -31,7 +33,7 @@ from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.sources import STDIN, manifest_files
 from tfpolicy.files.stream import copy_out
-from tfpolicy.findings import Finding, has_errors
+from tfpolicy.findings import Finding, Severity, fails
 from tfpolicy.rewrite.pipeline import PIECE_BYTES, transform_stream
 
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
@@ -40,16 +42,17 @@ _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 @click.command()
 @engine_options
 @jobs_option
+@fail_on_option
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), default=None,
               help="Write one file per input file under this folder (a named file by its "
                    "name, a folder's files by their path in it) instead of stdout.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
-          output: str | None, paths: tuple[str, ...]) -> int:
+          fail_on: Severity, output: str | None, paths: tuple[str, ...]) -> int:
     """Rewrite manifests from files, folders or stdin (-) to stdout."""
     run = resolve(policies, namespace, fmt, explain)
     if output is not None:
-        return _to_folder(run, named(paths), Path(output))
+        return _to_folder(run, named(paths), Path(output), fail_on)
     findings: list[Finding] = []
     files = list(manifest_files(named(paths, stdin=True)))
     shown = progress(len(files))
@@ -67,12 +70,13 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
             findings.extend(done.outcome.findings)
         shown.close()
         emit_findings(findings, run.fmt, err=True)
+        emit_not_migrated(findings, run.fmt)
         spool.seek(0)
         copy_out(spool)  # all of it, or exit 141: a short write must not end in exit 0
-    return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
+    return ExitCode.FINDINGS if fails(findings, fail_on) else ExitCode.OK
 
 
-def _to_folder(run: Run, paths: tuple[str, ...], folder: Path) -> int:
+def _to_folder(run: Run, paths: tuple[str, ...], folder: Path, fail_on: Severity) -> int:
     """Every input's rewritten text, written only once all of them went through."""
     findings: list[Finding] = []
     pairs = destinations(paths, folder)
@@ -89,7 +93,8 @@ def _to_folder(run: Run, paths: tuple[str, ...], folder: Path) -> int:
     write_outputs([(target, "".join(text).encode("utf-8"))
                    for (_, target), text in zip(pairs, texts, strict=True)])
     emit_findings(findings, run.fmt, err=True)
-    return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
+    emit_not_migrated(findings, run.fmt)
+    return ExitCode.FINDINGS if fails(findings, fail_on) else ExitCode.OK
 
 
 def _pieces(files: list[str]) -> Iterator[tuple[str, yamlio.Piece]]:

@@ -6,22 +6,31 @@ import difflib
 
 import click
 
-from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
+from tfpolicy.commands.common import (
+    emit_findings,
+    emit_not_migrated,
+    engine_options,
+    fail_on_option,
+    jobs_option,
+    resolve,
+)
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
-from tfpolicy.findings import has_errors
+from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
 
 @click.command()
 @engine_options
 @jobs_option
+@fail_on_option
 @click.option("--diff", "show_diff", is_flag=True,
               help="Also print what fix would change, as a unified diff.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
-          show_diff: bool, paths: tuple[str, ...]) -> int:
-    """Exit 1 when any file would change or any error is found.
+          fail_on: Severity, show_diff: bool, paths: tuple[str, ...]) -> int:
+    """Exit 1 when any file would change or any error is found (with --fail-on warning,
+    any warning too: a GPU request not migrated among them).
 
     With --diff and a --format a program reads (json, sarif, junit), the
     findings alone are on stdout and the diff goes to stderr.
@@ -32,10 +41,11 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
     emit_findings(findings + change_findings(changes), run.fmt, err=False)
+    emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
         click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)
-    return ExitCode.FINDINGS if changes or has_errors(findings) else ExitCode.OK
+    return ExitCode.FINDINGS if changes or fails(findings, fail_on) else ExitCode.OK
 
 
 def _diff(rewrite: Rewrite) -> str:

@@ -14,9 +14,9 @@ from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import load_policy_set
-from tfpolicy.findings import Finding
+from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.policy.config import lookup
-from tfpolicy.render import FORMATS
+from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -48,6 +48,29 @@ def jobs_option(func: F) -> F:
         help="Worker processes; 0 (the default) is one per CPU this process may use, 1 "
              "runs everything in this process. Output is the same either way.",
     )(func)
+
+
+_FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING}
+
+
+def fail_on_option(func: F) -> F:
+    """``--fail-on``: the least severe finding that makes the exit code 1 (docs/exit-codes.md);
+    ``warning`` fails CI on every GPU request left with the device plugin, among others."""
+    return click.option(
+        "--fail-on", "fail_on", type=click.Choice(sorted(_FAIL_ON)), default="error",
+        show_default=True, callback=lambda ctx, param, value: _FAIL_ON[value],
+        help="Exit 1 on a finding of this severity or worse (warning: also on every GPU "
+             "request not migrated).",
+    )(func)
+
+
+def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
+    """The count of GPU requests not migrated, by reason, on stderr (nothing when none, nor
+    beside a report a program reads, whose findings carry the rules to count)."""
+    line = "" if fmt in MACHINE else not_migrated_line(not_migrated(findings))
+    if line:
+        sys.stderr.write(line)
+        sys.stderr.flush()
 
 
 def engine_options(func: F) -> F:

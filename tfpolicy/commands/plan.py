@@ -26,9 +26,11 @@ from tfpolicy.commands.admission import (
     read_documents,
     read_mapping,
 )
+from tfpolicy.commands.common import fail_on_option
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
+from tfpolicy.findings import Severity
 from tfpolicy.inventory import load_inventory, settings_from_values
 from tfpolicy.plan import (
     DEFAULT_LADDER,
@@ -71,14 +73,26 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
               help="After the last step, drain the nodes that can be emptied.")
 @click.option("--emit-policies", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write each step's policy file to DIR.")
+@fail_on_option
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
          operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
-         rollout: str, consolidate: bool, emit_policies: str | None, paths: tuple[str, ...]) -> int:
-    """Plan the migration step by step and prove each step fits the inventory."""
+         rollout: str, consolidate: bool, emit_policies: str | None, fail_on: Severity,
+         paths: tuple[str, ...]) -> int:
+    """Plan the migration step by step and prove each step fits the inventory.
+
+    Exit 1 when a step does not fit; with --fail-on warning, also when the plan warns
+    (a GPU request not migrated, a step's warning)."""
     with _few_collections():
-        return _plan(policies, inventory, values, namespaces, operator, namespace, steps, fmt,
-                     output, rollout, consolidate, emit_policies, paths)
+        result = _plan(policies, inventory, values, namespaces, operator, namespace, steps, fmt,
+                       output, rollout, consolidate, emit_policies, paths)
+    failed = not result.fits or (fail_on <= Severity.WARNING and _warns(result))
+    return ExitCode.FINDINGS if failed else ExitCode.OK
+
+
+def _warns(result: Plan) -> bool:
+    reports = (result.start, *result.steps)
+    return bool(result.summary.not_migrated) or any(r.warnings for r in reports)
 
 
 @contextmanager
@@ -98,7 +112,7 @@ def _few_collections() -> Iterator[None]:
 def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
           operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
           rollout: str, consolidate: bool, emit_policies: str | None,
-          paths: tuple[str, ...]) -> int:
+          paths: tuple[str, ...]) -> Plan:
     ladder = parse_ladder(steps)
     tell = _progress()
     if tell is not None:
@@ -125,7 +139,7 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
     _write(_RENDER[fmt](result), output)
-    return ExitCode.OK if result.fits else ExitCode.FINDINGS
+    return result
 
 
 _RENDER: dict[str, Callable[[Plan], str]] = {"text": as_text, "json": as_json, "html": as_html}

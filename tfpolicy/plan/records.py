@@ -67,6 +67,9 @@ class Summary:
     cost_after: int
     gpus_total: int
     nodes_total: int
+    # GPU requests the manifests hold that no step migrates, by rule (their GPUs stay with
+    # the device plugin in every count above, so none of them is ever counted as freed)
+    not_migrated: tuple[tuple[str, int], ...] = ()
 
     @property
     def gpus_freed(self) -> int:

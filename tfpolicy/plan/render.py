@@ -90,6 +90,14 @@ def _usd(micro: int) -> float:
 
 
 def summary_dict(s: Summary) -> dict[str, Any]:
+    """The summary; ``gpuRequestsNotMigrated`` only when some are (by rule)."""
+    out = _summary_dict(s)
+    if s.not_migrated:
+        out["gpuRequestsNotMigrated"] = dict(s.not_migrated)
+    return out
+
+
+def _summary_dict(s: Summary) -> dict[str, Any]:
     return {"gpusTotal": s.gpus_total, "nodesTotal": s.nodes_total,
             "gpusBefore": s.gpus_before, "gpusAfter": s.gpus_after, "gpusFreed": s.gpus_freed,
             "nodesBefore": s.nodes_before, "nodesAfter": s.nodes_after,

@@ -19,7 +19,14 @@ from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_docume
 from tfpolicy.plan.pauses import pause_warning, with_pause
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
-from tfpolicy.plan.summary import failure_misfit, gpu_map, report_after, report_rolled, summarize
+from tfpolicy.plan.summary import (
+    failure_misfit,
+    gpu_map,
+    report_after,
+    report_rolled,
+    requests_not_migrated,
+    summarize,
+)
 from tfpolicy.plan.templates import StepCache, step_templates
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.plan.webhook import with_hami
@@ -92,7 +99,9 @@ def run_plan(given: PlanInput) -> Plan:
         report = _step(step, docs, units, allocator, state, given)
         reports.append(report)
         stopped = not report.fits
-    summary = summarize(start, reports, allocator.ledger)
+    planned = {number: result for number, (_, result) in state.planned.last.items()}
+    summary = summarize(start, reports, allocator.ledger,
+                        requests_not_migrated(docs, loaded, planned))
     drained = None
     if given.consolidate and not stopped:
         _tell(given, "consolidation")

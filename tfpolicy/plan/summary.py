@@ -8,9 +8,17 @@ the inventory's own ``costPerHour``), in micro-USD per hour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
+from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
+from tfpolicy.gpus import vendors
 from tfpolicy.plan.records import Misfit, StepReport, Summary
+from tfpolicy.plan.units import Document
+from tfpolicy.rewrite.edits import Path
+from tfpolicy.rewrite.engine import DocResult, PolicySet, objects
+from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (
     Failure,
     GpuUser,
@@ -22,6 +30,8 @@ from tfpolicy.scheduler import (
     usage,
 )
 from tfpolicy.scheduler.report import user_of
+from tfpolicy.stages.common import is_gpu_workload
+from tfpolicy.workloads import finder
 
 
 def report_after(report: StepReport, ledger: Ledger) -> StepReport:
@@ -53,13 +63,65 @@ def _in_use(used: Usage) -> tuple[int, int]:
             total.tensor_fusion_cost + total.device_plugin_cost)
 
 
-def summarize(start: StepReport, steps: list[StepReport], ledger: Ledger) -> Summary:
+def summarize(start: StepReport, steps: list[StepReport], ledger: Ledger,
+              not_migrated: tuple[tuple[str, int], ...] = ()) -> Summary:
     """Start vs the ledger as the plan left it (the end, or the step that did not fit)."""
     assert start.usage is not None
     gpus_before, cost_before = _in_use(start.usage)
     gpus_after, cost_after = _in_use(usage(ledger))
     return Summary(gpus_before, gpus_after, start.nodes_in_use, nodes_in_use(ledger),
-                   cost_before, cost_after, len(ledger.gpus), len(ledger.node_gpus))
+                   cost_before, cost_after, len(ledger.gpus), len(ledger.node_gpus),
+                   not_migrated)
+
+
+def requests_not_migrated(docs: list[Document], policies: PolicySet,
+                          planned: Mapping[int, DocResult] | None = None,
+                          ) -> tuple[tuple[str, int], ...]:
+    """GPU requests of the manifests that no step can migrate, by rule, counted as ``check``
+    reports them (:mod:`tfpolicy.workloads.finder`, and the fields a kind reports or refuses):
+    the plan leaves their pods with the device plugin, before and after alike.
+
+    ``planned``: the engine's last result per document number, whose findings already
+    say it (the steps planned every document with a GPU pod); the others are walked here,
+    only those the text prefilter passes.
+    """
+    counts = dict.fromkeys(NOT_MIGRATED_RULES, 0)
+    markers = Markers.of(policies.markers())
+    for number, doc in enumerate(docs):
+        result = (planned or {}).get(number)
+        if result is not None:
+            for rule, n in not_migrated(result.findings).items():
+                counts[rule] += n
+            continue
+        # the text prefilter ``apply`` uses, on the data's repr (made in C): most documents
+        # of a fleet name no GPU, and need no walk
+        if not markers.found_in(repr(doc.data)):
+            continue
+        for _, obj in objects(doc.data):
+            for rule in _unmigrated_rules(obj, policies):
+                counts[rule] += 1
+    return tuple((rule, n) for rule, n in counts.items() if n)
+
+
+def _unmigrated_rules(obj: Mapping[str, Any], policies: PolicySet) -> list[str]:
+    def configured(name: str) -> bool:
+        return name in policies.gpus or name in policies.hami
+
+    def is_gpu(name: str) -> bool:
+        return configured(name) or vendors.accelerator(name) is not None
+
+    requests = finder.find_requests(obj, is_gpu, finder.shorthands(obj))
+    if not requests:
+        return []
+    registry = policies.registry
+    views = [v for v in registry.views(obj)
+             if is_gpu_workload(v.template, policies.gpus, policies.hami)]
+    reported: list[Path] = [p for p, _ in registry.reports(obj, policies.gpus)]
+    handled = (*(v.path for v in views), *reported)
+    known = finder.Known(registry.knows(obj), handled, configured)
+    refused = ["kind-not-migrated" for v in views if v.refused]
+    return ([u.rule for u in finder.unmigrated(obj, requests, known)]
+            + ["kind-not-migrated"] * len(reported) + refused)
 
 
 _LETTER = {GpuUser.DEVICE_PLUGIN: "d", GpuUser.TENSOR_FUSION: "t", GpuUser.IDLE: "i"}

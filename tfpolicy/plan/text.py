@@ -123,7 +123,20 @@ def _summary(s: Summary) -> list[str]:
             f"  GPUs in use: {s.gpus_before} → {s.gpus_after} ({s.gpus_freed} freed)",
             f"  nodes in use: {s.nodes_before} → {s.nodes_after} ({s.nodes_freed} freed)",
             f"  cost per hour of the GPUs in use: ${s.cost_before / 1e6:.2f} → "
-            f"${s.cost_after / 1e6:.2f} ({_delta(s.cost_before - s.cost_after)})"]
+            f"${s.cost_after / 1e6:.2f} ({_delta(s.cost_before - s.cost_after)})",
+            *_not_migrated(s)]
+
+
+def _not_migrated(s: Summary) -> list[str]:
+    """GPU requests no step migrates: their GPUs are counted in use after as before."""
+    total = sum(n for _, n in s.not_migrated)
+    if not total:
+        return []
+    by = ", ".join(f"{n} {rule}" for rule, n in s.not_migrated)
+    return [f"  GPU requests not migrated: {total} ({by}); none of their GPUs is counted "
+            "as freed, and the pods of those in no pod template tfpolicy knows are not "
+            "placed, so a node they run on may not be removable (tfpolicy check says where "
+            "and why)"]
 
 
 def _delta(saved: int) -> str:

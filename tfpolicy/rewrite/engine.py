@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.findings import Finding, ResourceRef, Severity
+from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, explain, misses
 from tfpolicy.policy.model import Policy
@@ -27,7 +28,7 @@ from tfpolicy.stages.common import (
     labels_of,
 )
 from tfpolicy.stages.ownership import Undone, undo, with_layout
-from tfpolicy.workloads import NotCounted, Registry, ReplicasError, replicas_of
+from tfpolicy.workloads import NotCounted, Registry, ReplicasError, finder, replicas_of
 from tfpolicy.workloads.revisions import carries_template_hash
 from tfpolicy.workloads.views import View, real_edits
 
@@ -46,7 +47,8 @@ class PolicySet:
 
     def __post_init__(self) -> None:
         markers = (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
-                   *self.registry.markers(), OWN)
+                   *self.registry.markers(), *vendors.markers(),
+                   *sorted(kind for _, kind in finder.SHORTHANDS), OWN)
         object.__setattr__(self, "_markers", markers)
 
     @classmethod
@@ -96,18 +98,41 @@ class DocResult:
 def plan_document(data: Any, policies: PolicySet, ctx: DocContext) -> DocResult:
     result = DocResult([], [], [])
     for base, obj in objects(data):
-        for view in policies.registry.views(obj):
-            _plan_template(obj, base, view, policies, ctx, result)
-        _unreached(obj, base, policies, ctx, result)
+        handled = [view.path for view in policies.registry.views(obj)
+                   if _plan_template(obj, base, view, policies, ctx, result)]
+        handled += _unreached(obj, base, policies, ctx, result)
+        _unmigrated(obj, base, tuple(handled), policies, ctx, result)
     return result
 
 
 def _unreached(obj: Mapping[str, Any], base: Path, policies: PolicySet, ctx: DocContext,
-               out: DocResult) -> None:
+               out: DocResult) -> list[Path]:
     """GPU resources where no field of the kind reaches the pod: reported, never edited."""
+    paths = []
     for path, reason in policies.registry.reports(obj, policies.gpus):
         report = _Reporter(obj, View(base + path, {}), ctx, out)
         report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {reason}"), "")
+        paths.append(path)
+    return paths
+
+
+def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
+                policies: PolicySet, ctx: DocContext, out: DocResult) -> None:
+    """Every GPU request the walk of :mod:`tfpolicy.workloads.finder` finds under no pod
+    template handled above: reported where it is, with why (DESIGN §4a)."""
+    def configured(name: str) -> bool:
+        return name in policies.gpus or name in policies.hami
+
+    def is_gpu(name: str) -> bool:
+        return configured(name) or vendors.accelerator(name) is not None
+
+    requests = finder.find_requests(obj, is_gpu, finder.shorthands(obj))
+    if not requests:
+        return
+    known = finder.Known(policies.registry.knows(obj), handled, configured)
+    for item in finder.unmigrated(obj, requests, known):
+        report = _Reporter(obj, View(base + item.path, {}), ctx, out)
+        report(Note(Severity.WARNING, item.rule, item.message), "")
 
 
 def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
@@ -123,10 +148,18 @@ def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
 
 
 def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
-                   ctx: DocContext, out: DocResult) -> None:
+                   ctx: DocContext, out: DocResult) -> bool:
+    """Migrate, or report, one pod template; ``False``: it is no GPU workload."""
     template = view.template
     if not is_gpu_workload(template, policies.gpus, policies.hami):
-        return
+        return False
+    _template_outcome(obj, base, view, policies, ctx, out)
+    return True
+
+
+def _template_outcome(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
+                      ctx: DocContext, out: DocResult) -> None:
+    template = view.template
     report = _Reporter(obj, view.shifted(base), ctx, out)
     subject = _subject(obj, template, ctx.namespace)
     if labels_of(template).get(ENABLED) == "false":

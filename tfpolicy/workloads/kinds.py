@@ -15,6 +15,7 @@ The records themselves (:class:`Shape`, :class:`Slot`, :class:`Report`,
 
 from __future__ import annotations
 
+from tfpolicy.workloads.serving import SERVING_KINDS
 from tfpolicy.workloads.shapes import (
     ALWAYS,
     ANY,
@@ -194,6 +195,13 @@ _REPORTED = (
         "NIMService: the NIM Operator builds the pod from the NIMService's fields and gives "
         "it GPUs of its own when spec.resources names none, which tfpolicy does not model; "
         "change its GPU resources by hand")),)),
+    # NIMPipeline: each service's spec is a NIMServiceSpec the operator makes a NIMService of
+    # (internal/controller/nimpipeline_controller.go:178-186@f63f74d7ad22): handled as one.
+    TemplateKind("apps.nvidia.com", "NIMPipeline", (), reports=(Report(
+        _p("spec.services[*].spec.resources"), (
+            "NIMPipeline: each service becomes a NIMService, whose pod the NIM Operator builds "
+            "from its fields, with GPUs of its own when spec.resources names none, which "
+            "tfpolicy does not model; change its GPU resources by hand")),)),
     TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
         _p("spec.inferenceConfig.flavors"), (
             "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "
@@ -274,4 +282,5 @@ BUILTIN_KINDS: tuple[TemplateKind, ...] = tuple(
     # katib/pkg/controller.v1beta1/experiment/manifest/generator.go:89-107@33c8ff4e5d18)
     + [TemplateKind("kubeflow.org", "Experiment", (), nested=(_p("spec.trialTemplate.trialSpec"),))]
     + list(_REPORTED)
+    + list(SERVING_KINDS)
 )

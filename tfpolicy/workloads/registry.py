@@ -13,7 +13,9 @@ from typing import Any
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
+from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
+from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
 from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
 from tfpolicy.workloads.views import View, expand, shape_view, with_added
@@ -71,6 +73,12 @@ class Registry:
         group = api.rpartition("/")[0] if isinstance(api, str) else ""
         return self._by_kind.get((group, str(obj.get("kind"))), _Entry())
 
+    def knows(self, obj: Mapping[str, Any]) -> bool:
+        """Whether ``obj``'s kind is a built-in one or a policy's ``podTemplates``."""
+        api = obj.get("apiVersion")
+        group = api.rpartition("/")[0] if isinstance(api, str) else ""
+        return (group, str(obj.get("kind"))) in self._by_kind
+
     def templates(self, obj: Mapping[str, Any]) -> list[Path]:
         """Concrete paths of the whole pod templates inside ``obj`` (mappings)."""
         found = (p for pattern in self._entry(obj).paths for p in expand(obj, pattern))
@@ -102,7 +110,10 @@ class Registry:
                              if entry.reports}))
 
     def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
-        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why."""
+        """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why; a
+        kind's own shorthand (Dynamo's ``gpu``) names a GPU there too."""
+        extra = shorthands(obj)
+        gpus = gpus.with_extra(extra) if extra else gpus
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
                 if _mentions_gpu(_get(obj, path), gpus):
@@ -115,16 +126,17 @@ def _get(node: Any, path: Path) -> Any:
     return node
 
 
-def _mentions_gpu(node: Any, gpus: GpuResources) -> bool:
+def _mentions_gpu(node: Any, gpus: GpuResources, top: bool = True) -> bool:
     """A GPU resource name anywhere under ``node``, or in a patch written as text (Argo's
-    ``podSpecPatch``, JSON or YAML), or a bare count (MPIJob ``spec.gpus``)."""
+    ``podSpecPatch``, JSON or YAML), or a bare count (MPIJob ``spec.gpus``) as the field
+    itself: a label's value deeper down (a patch's ``role: leader``) is no count."""
     if isinstance(node, Mapping):
-        return any(k in gpus or _mentions_gpu(v, gpus) for k, v in node.items())
+        return any(k in gpus or _mentions_gpu(v, gpus, False) for k, v in node.items())
     if isinstance(node, list):
-        return any(_mentions_gpu(v, gpus) for v in node)
+        return any(_mentions_gpu(v, gpus, False) for v in node)
     if isinstance(node, str) and (":" in node or "{" in node):
         return any(name in node for name in gpus.name_set)
-    return node not in (None, 0, "0", False, "")
+    return top and node not in (None, 0, "0", False, "")
 
 
 # Kinds whose pods tfpolicy does not count, and why (a count would be a guess).
@@ -138,9 +150,10 @@ _NOT_COUNTED = {
     "Service": "Knative scales revisions from traffic (autoscaling annotations)",
     "Configuration": "Knative scales revisions from traffic (autoscaling annotations)",
 }
+# Groups whose kind shares a name with one above but whose pods are counted (llmaz Service).
+_COUNTED_GROUPS = ("inference.llmaz.io",)
 # Kinds that are templates for other objects: they run no pod themselves.
 _NO_PODS = ("TrainingRuntime", "ClusterTrainingRuntime", "LLMInferenceServiceConfig")
-_Factor = tuple[Path, int, int]  # where the count is, its default, what to take off
 
 
 def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
@@ -155,24 +168,31 @@ def replicas_of(obj: Mapping[str, Any], template: Path) -> int | None:
     kind = str(obj.get("kind"))
     if kind == "DaemonSet":
         return None
-    if kind in _NOT_COUNTED and _api_group(obj) not in ("", "apps", "batch"):
+    if kind in _NOT_COUNTED and _api_group(obj) not in ("", "apps", "batch", *_COUNTED_GROUPS):
         raise NotCounted(f"{_name(obj)}: plan and admission do not count this kind's pods "
                          f"({_NOT_COUNTED[kind]})")
     if kind in _NO_PODS:
         return 0
+    if kind == "RoleBasedGroup" and template[:2] == ("spec", "roleTemplates"):
+        return sum(_product(obj, f) for f in rbg_template_users(obj, template))
+    return _product(obj, _factors(obj, kind, template))
+
+
+def _product(obj: Mapping[str, Any], factors: list[Factor]) -> int:
     total = 1
-    for path, default, minus in _factors(obj, kind, template):
+    for path, default, minus in factors:
         total *= max(_read(obj, path, default) - minus, 0)
     return total
 
 
-def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]:
+def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[Factor]:
     if kind == "Server" and _api_group(obj) == "mlops.seldon.io":  # ScalingSpec.replicas
         return [(("spec", "replicas"), 1, 0)]
     if kind == "Pod" or not template:
         return []
     parent = template[:-1]
-    if kind == "LeaderWorkerSet":  # spec.replicas groups of `size` pods, one the leader
+    if kind == "LeaderWorkerSet" or (kind == "Service" and _api_group(obj) == "inference.llmaz.io"):
+        # spec.replicas groups of `size` pods, one the leader (llmaz: the same shape)
         return _lws(obj, template)
     if kind == "JobSet":  # each replicated job: replicas Jobs of parallelism pods
         return [((*template[:-3], "replicas"), 1, 0), ((*parent, "parallelism"), 1, 0)]
@@ -183,6 +203,9 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     if kind == "StormService":  # spec.replicas role sets × role replicas × podGroupSize
         return [(("spec", "replicas"), 1, 0), ((*parent, "replicas"), 1, 0),
                 ((*parent, "podGroupSize"), 1, 0)]
+    serving = serving_factors(obj, kind, template)
+    if serving is not None:
+        return serving
     if kind == "RayClusterFleet":  # spec.replicas copies of the cluster
         return [(("spec", "replicas"), 1, 0), *_ray_group(parent)]
     if kind in ("RayCluster", "RayJob", "RayService"):
@@ -192,17 +215,17 @@ def _factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[_Factor]
     return [((*parent, "replicas"), 1, 0)]
 
 
-def _lws(obj: Mapping[str, Any], template: Path) -> list[_Factor]:
+def _lws(obj: Mapping[str, Any], template: Path) -> list[Factor]:
     """Without a leaderTemplate the leader is a worker too (kubernetes-sigs/lws/pkg/controllers/
     leaderworkerset_controller.go:777-781@060ab4da17ee): workerTemplate is all `size` pods."""
-    groups: list[_Factor] = [(("spec", "replicas"), 1, 0)]
+    groups: list[Factor] = [(("spec", "replicas"), 1, 0)]
     if template[-1] != "workerTemplate":
         return groups
     leader = _get_or_none(obj, (*template[:-1], "leaderTemplate")) is not None
     return [*groups, ((*template[:-1], "size"), 1, 1 if leader else 0)]
 
 
-def _ray_group(group: Path) -> list[_Factor]:
+def _ray_group(group: Path) -> list[Factor]:
     """KubeRay runs a worker group's replicas × numOfHosts pods (ray-project/kuberay/
     ray-operator/controllers/ray/utils/util.go:389-406@feeaf72facab); a head, one."""
     hosts = [((*group, "numOfHosts"), 1, 0)] if "workerGroupSpecs" in group else []
