@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary
+from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary, WorkloadUse
 from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Usage
 from tfpolicy.scheduler.rules import REASON_TEXT
 
@@ -44,12 +44,27 @@ def step_dict(step: StepReport) -> dict[str, Any]:
         "status": step.status.value, "fits": step.fits, "rolled": list(step.rolled),
         "pods": {"tensorFusion": step.pods.tensor_fusion,
                  "devicePlugin": step.pods.device_plugin, "noGpu": step.pods.no_gpu},
-        "gpus": _gpus(step.usage), "nodesInUse": step.nodes_in_use,
+        "gpus": _gpus(step.usage), "costPerHour": _cost(step.usage),
+        "nodesInUse": step.nodes_in_use,
         "pools": [_pool(p) for p in step.pools],
         "oversubscribedGpus": [_limits(g) for g in step.oversubscribed],
         "unschedulable": [_misfit(m) for m in step.unschedulable],
         "warnings": list(step.warnings),
+        "workloads": [_use(w) for w in step.workloads],
     }
+
+
+def _cost(used: Usage | None) -> float | None:
+    """USD per hour of the GPUs in use after the step (the summary's measure)."""
+    if used is None:
+        return None
+    return _usd(used.total.tensor_fusion_cost + used.total.device_plugin_cost)
+
+
+def _use(w: WorkloadUse) -> dict[str, Any]:
+    return {"workload": w.workload, "tensorFusionPods": w.tensor_fusion,
+            "devicePluginPods": w.device_plugin, "wholeGpus": w.whole_gpus,
+            "tflops": _tflops(w.tflops), "vramMiB": w.vram, "nodes": list(w.nodes)}
 
 
 def _gpus(used: Usage | None) -> dict[str, int] | None:

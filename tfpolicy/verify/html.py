@@ -20,13 +20,13 @@ _STYLE = _PLAN_STYLE + """
 .ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}
 tr.off td,tr.off th{background:#fde7e9}li.stop{color:#b00020}li.wait{color:#a04e00}
 table.pods td,table.pods th,#gpus td:nth-child(n+7){text-align:left}
+#gpus tr[data-gpu] th,#gpus td:nth-child(n+7),table.pods tr[data-pod] th{overflow-wrap:anywhere}
 section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 section.workload[data-verdict=ready]{border-color:#176d2c}
 section.workload[data-verdict=wait]{border-color:#e8710a}
 section.workload[data-verdict=stop]{border-color:#b00020}
 """
 _RANK = {"stop": 2, "wait": 1, "ready": 0}
-_PART = {"workloads": "Workloads", "gpus": "GPUs", "cluster": "Cluster"}
 _WHY = {"ready": "every workload and every GPU shows what the plan expects: go on with the "
                  "next step",
         "wait": "the rollout is still in progress: verify again later",
@@ -55,17 +55,17 @@ def _header(data: dict[str, Any]) -> str:
     parts = {"workloads": [w["verdict"] for w in data["workloads"]],
              "gpus": [g["verdict"] for g in data["gpus"]],
              "cluster": [p["verdict"] for p in data["cluster"]]}
-    tallies = "; ".join(f"{_PART[part]}: " + ", ".join(
-        f"<span id=\"{part}-{v}\">{verdicts.count(v)}</span> {v}" for v in _RANK)
-        for part, verdicts in parts.items() if part != "cluster" or verdicts)
+    tally = {part: ", ".join(f"<span id=\"{part}-{v}\">{verdicts.count(v)}</span> {v}"
+                             for v in _RANK) for part, verdicts in parts.items()}
+    cluster = f"; cluster: {tally['cluster']}" if parts["cluster"] else ""
     rollback = ("" if data["rollback"] is None else
                 f"<p>Rollback: apply <b id=\"rollback\">{escape(data['rollback'])}</b></p>")
     return (f"<h1>Verify step {escape(data['step'])}: <span id=\"verdict\" class=\"{verdict}\">"
             f"{verdict}</span></h1><p id=\"why\">{_WHY[verdict]}.</p>{rollback}"
-            f"<p id=\"tally\">{tallies}. GPUs: <span id=\"gpus-checked\">{len(data['gpus'])}"
-            f"</span> checked, <span id=\"gpus-off\">"
-            f"{len(parts['gpus']) - parts['gpus'].count('ready')}</span> "
-            f"disagree with the plan.</p>{_origin(data['snapshot'])}")
+            f"<p id=\"tally\">Workloads: {tally['workloads']}; GPUs: <span id=\"gpus-checked\">"
+            f"{len(data['gpus'])}</span> checked, <span id=\"gpus-off\">"
+            f"{len(parts['gpus']) - parts['gpus'].count('ready')}</span> disagree with the plan"
+            f" ({tally['gpus']}){cluster}.</p>{_origin(data['snapshot'])}")
 
 
 def _origin(origin: dict[str, Any]) -> str:
@@ -119,8 +119,9 @@ def _pods(pods: list[dict[str, Any]], problems: list[dict[str, str]]) -> str:
         rows.append(f"<tr data-pod=\"{escape(pod['name'])}\" data-kind=\"{kind}\" "
                     f"data-status=\"{escape(pod['status'])}\"{css}><th>{escape(pod['name'])}</th>"
                     f"<td>{'TensorFusion' if pod['tensorFusion'] else 'native'}</td>"
-                    f"<td>{escape(pod['status'])}</td><td>{escape(', '.join(pod['gpus']))}</td>"
-                    f"<td>{escape(problem['message']) if problem else ''}</td></tr>")
+                    f"<td>{escape(pod['status'])}</td><td class=\"wrap\">"
+                    f"{escape(', '.join(pod['gpus']))}</td><td class=\"wrap\">"
+                    f"{escape(problem['message']) if problem else ''}</td></tr>")
     return ("<table class=\"pods\"><tr><th>pod</th><th>kind</th><th>status</th><th>GPUs</th>"
             "<th>reason</th></tr>" + "".join(rows) + "</table>")
 
