@@ -18,7 +18,7 @@ from typing import Any
 from tfpolicy.plan.html_figures import maps, saving
 from tfpolicy.plan.html_tables import Inputs, inputs, workloads
 from tfpolicy.plan.records import Plan
-from tfpolicy.plan.render import plan_dict
+from tfpolicy.plan.render import cost_change, plan_dict
 
 __all__ = ["STYLE", "Inputs", "as_html"]
 
@@ -56,7 +56,8 @@ def as_html(plan: Plan, given: Inputs | None = None) -> str:
     """``given``: the inputs as the command line named them (shown under "Inputs")."""
     data = plan_dict(plan)
     steps = [data["start"], *data["steps"]]
-    body = [_header(data, steps), _warnings(steps), _summary(data["summary"]),
+    body = [_header(data, steps), _warnings(steps),
+            _summary(data["summary"], cost_change(plan.summary)),
             saving(steps, data["summary"]["gpusTotal"]),
             _consolidation(data.get("consolidation")), maps(plan.map_before, plan.map_after),
             workloads(steps)]
@@ -86,7 +87,7 @@ def _header(data: dict[str, Any], steps: list[dict[str, Any]]) -> str:
             f"GPUs in <span id=\"nodes-total\">{s['nodesTotal']}</span> nodes.</p>")
 
 
-def _summary(s: dict[str, Any]) -> str:
+def _summary(s: dict[str, Any], change: str) -> str:
     rows = [("GPUs in use", "gpus", s["gpusBefore"], s["gpusAfter"]),
             ("nodes in use", "nodes", s["nodesBefore"], s["nodesAfter"]),
             ("cost per hour (USD)", "cost", s["costPerHourBefore"], s["costPerHourAfter"])]
@@ -99,12 +100,9 @@ def _summary(s: dict[str, Any]) -> str:
     # Counts the summary gains later (GPU requests not migrated …) show as they come.
     more = "".join(f"<tr><th>{escape(k)}</th><td id=\"summary-{escape(k)}\" colspan=\"2\">"
                    f"{escape(str(v))}</td></tr>" for k, v in s.items() if k not in known)
-    saved = s["costPerHourSaved"]
-    said = (f"saves <b id=\"cost-saved\">{saved:g}</b> USD per hour" if saved >= 0 else
-            f"costs <b id=\"cost-saved\">{-saved:g}</b> USD per hour more")
     return (f"<h2>Summary</h2><table><tr><th></th><th>before</th><th>after</th></tr>{table}"
-            f"{more}</table><p>The plan frees {s['gpusFreed']} GPUs and {said} (the GPUs "
-            "in use, before consolidation).</p>")
+            f"{more}</table><p>The plan frees {s['gpusFreed']} GPUs; cost per hour of the GPUs "
+            f"in use, before consolidation: <b id=\"cost-change\">{escape(change)}</b>.</p>")
 
 
 def _grouped(steps: list[dict[str, Any]]) -> dict[str, tuple[list[str], list[int]]]:

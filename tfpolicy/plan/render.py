@@ -111,3 +111,20 @@ def summary_dict(s: Summary) -> dict[str, Any]:
             "nodesFreed": s.nodes_freed, "costPerHourBefore": _usd(s.cost_before),
             "costPerHourAfter": _usd(s.cost_after),
             "costPerHourSaved": _usd(s.cost_before - s.cost_after)}
+
+
+def cost_change(s: Summary) -> str:
+    """The change of the cost per hour of the GPUs in use, and why it rises when it does:
+    more GPUs in use, or GPUs dearer on average (TensorFusion's pool holds other models than
+    the nodes the device-plugin pods ran on)."""
+    saved = s.cost_before - s.cost_after
+    if saved >= 0:
+        return f"${saved / 1e6:.2f} saved"
+    more = f"${-saved / 1e6:.2f} more"
+    if s.gpus_after > s.gpus_before:
+        return f"{more}: {s.gpus_after - s.gpus_before} more GPUs in use"
+    before = s.cost_before / max(s.gpus_before, 1) / 1e6
+    after = s.cost_after / max(s.gpus_after, 1) / 1e6
+    return (f"{more}: {s.gpus_after} GPUs in use at ${after:.2f}/h on average against "
+            f"{s.gpus_before} at ${before:.2f}/h: the pods moved to the pool's dearer GPUs "
+            "and too few whole GPUs are freed to make up for it")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfpolicy.plan.records import Misfit, Plan, Status, StepReport, Summary
+from tfpolicy.plan.render import cost_change
 from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024
@@ -123,11 +124,7 @@ def _summary(s: Summary) -> list[str]:
             f"  GPUs in use: {s.gpus_before} → {s.gpus_after} ({s.gpus_freed} freed)",
             f"  nodes in use: {s.nodes_before} → {s.nodes_after} ({s.nodes_freed} freed)",
             f"  cost per hour of the GPUs in use: ${s.cost_before / 1e6:.2f} → "
-            f"${s.cost_after / 1e6:.2f} ({_delta(s.cost_before - s.cost_after)})"]
-
-
-def _delta(saved: int) -> str:
-    return f"${saved / 1e6:.2f} saved" if saved >= 0 else f"${-saved / 1e6:.2f} more"
+            f"${s.cost_after / 1e6:.2f} ({cost_change(s)})"]
 
 
 def _consolidation(c: Consolidation | None) -> list[str]:
