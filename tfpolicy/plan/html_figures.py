@@ -4,8 +4,8 @@ The heat maps draw every node as a row of GPU cells, runs of the same user
 merged into one rectangle. Up to ``_LABELLED`` nodes the cells are large
 and each row carries its node's name; beyond, cells shrink and nodes wrap
 in columns, so 1,000 nodes × 8 GPUs stay one screen and a few hundred
-kilobytes. The saving figure is one bar per step: the GPUs in use, with
-their cost per hour above it.
+kilobytes. The saving figure is one bar per step: the GPUs in use (device
+plugin below, TensorFusion above), with their cost per hour on top.
 """
 
 from __future__ import annotations
@@ -75,14 +75,18 @@ def saving(steps: list[dict[str, Any]], total: int) -> str:
     top = max(total, 1)
     bars = []
     for i, step in enumerate(ran):
-        used = step["gpus"]["devicePlugin"] + step["gpus"]["tensorFusion"]
-        h = round(_CHART_H * used / top)
+        native, tf = step["gpus"]["devicePlugin"], step["gpus"]["tensorFusion"]
+        used = native + tf
+        h, h_tf = round(_CHART_H * used / top), round(_CHART_H * tf / top)
         x, label = i * _BAR, "start" if step["number"] == 0 else f"{step['number']:02d}"
+        tip = (f"<title>{native} device plugin, {tf} TensorFusion GPUs in use, "
+               f"${step['costPerHour']:.2f}/h</title>")
         bars.append(f"<g class=\"bar-step\" data-step=\"{step['number']}\" data-gpus=\"{used}\" "
                     f"data-cost=\"{step['costPerHour']:g}\">"
-                    f"<rect class=\"t\" x=\"{x + 8}\" y=\"{20 + _CHART_H - h}\" "
-                    f"width=\"{_BAR - 16}\" height=\"{h}\"><title>{used} GPUs in use, "
-                    f"${step['costPerHour']:.2f}/h</title></rect>"
+                    f"<rect class=\"d\" x=\"{x + 8}\" y=\"{20 + _CHART_H - h}\" "
+                    f"width=\"{_BAR - 16}\" height=\"{h - h_tf}\">{tip}</rect>"
+                    f"<rect class=\"t\" x=\"{x + 8}\" y=\"{20 + _CHART_H - h_tf}\" "
+                    f"width=\"{_BAR - 16}\" height=\"{h_tf}\">{tip}</rect>"
                     f"<text x=\"{x + _BAR // 2}\" y=\"{14 + _CHART_H - h}\" "
                     f"text-anchor=\"middle\">${step['costPerHour']:.2f}</text>"
                     f"<text x=\"{x + _BAR // 2}\" y=\"{_CHART_H + 36}\" text-anchor=\"middle\">"
