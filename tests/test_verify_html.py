@@ -79,7 +79,8 @@ def _render(path: str, page: Path) -> _Dom:
 
 
 @pytest.mark.parametrize("snapshot", ["pending.yaml", "gpu-mismatch.yaml", "partial.yaml",
-                                      "clean.yaml", "multi-mixed.yaml", "partitioned-leak.yaml"])
+                                      "clean.yaml", "multi-mixed.yaml", "partitioned-leak.yaml",
+                                      "no-operator.yaml"])
 def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str) -> None:
     path = browser("verify report")
     as_json = _verify(tmp_path, snapshot, "--format", "json")
@@ -99,8 +100,24 @@ def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str
     for verdict in ("ready", "wait", "stop"):
         assert dom.text[f"workloads-{verdict}"] == str(
             sum(w["verdict"] == verdict for w in report["workloads"]))
+        assert dom.text[f"gpus-{verdict}"] == str(
+            sum(g["verdict"] == verdict for g in report["gpus"]))
+        if report["cluster"]:
+            assert dom.text[f"cluster-{verdict}"] == str(
+                sum(p["verdict"] == verdict for p in report["cluster"]))
+    # The step's verdict is among the counts the header shows (never "0 stop" under a stop).
+    assert int(dom.text[f"workloads-{report['verdict']}"]) + int(
+        dom.text[f"gpus-{report['verdict']}"]) + int(
+        dom.text.get(f"cluster-{report['verdict']}", "0")) > 0
+    snapshot = report["snapshot"]
+    assert dom.text["snapshot-source"] == snapshot["source"]
+    assert dom.text["snapshot-latest"] == snapshot["latest"]
+    assert dom.text["snapshot-nodes"] == str(snapshot["gpuNodes"])
+    # Problem workloads first: stop, then wait, then ready, the JSON's order within each.
+    rank = {"stop": 0, "wait": 1, "ready": 2}
+    ordered = sorted(report["workloads"], key=lambda w: rank[w["verdict"]])
     assert len(dom.workloads) == len(report["workloads"])
-    for seen, want in zip(dom.workloads, report["workloads"], strict=True):
+    for seen, want in zip(dom.workloads, ordered, strict=True):
         _same_workload(seen, want)
     assert [(g["data-gpu"], g["data-verdict"], g["data-available-tflops"],
              g["data-expected-vram"], g["data-partitions"], "off" in str(g.get("class")))

@@ -157,7 +157,7 @@ def test_live_runs_kubectl_get_with_the_context(tmp_path: Path) -> None:
     log = _stand_in(tmp_path)
     done = _run(*_verify("--live", "--context", "prod-eu"),
                 path=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == 75, done.stderr  # wait
     assert "wait: the rollout is in progress" in done.stdout
     assert log.read_text().splitlines() == [
         "--context prod-eu get pods,replicasets,events -A -o yaml",

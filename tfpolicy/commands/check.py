@@ -35,7 +35,7 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     With --diff and a --format a program reads (json, sarif, junit), the
     findings alone are on stdout and the diff goes to stderr.
 
-    Also warns about webhook traps (reference §9) left in what ``fix`` would write.
+    Also warns about TensorFusion webhook traps (each finding says which) left by ``fix``.
     """
     run = resolve(policies, namespace, fmt, explain)
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)

@@ -44,7 +44,7 @@ from tfpolicy.plan import (
     run_plan,
     step_documents,
 )
-from tfpolicy.plan.html import as_html
+from tfpolicy.plan.html import Inputs, as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
 from tfpolicy.policy.config import find_config
@@ -138,7 +138,8 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
         sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
         _emit(Path(emit_policies), policy_docs, ladder)
-    _write(_RENDER[fmt](result), output)
+    given = Inputs(shown, inventory, values or "", operator, paths, steps)
+    _write(as_html(result, given) if fmt == "html" else _RENDER[fmt](result), output)
     return result
 
 

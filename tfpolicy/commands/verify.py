@@ -3,8 +3,8 @@
 Reads everything first (policies, manifests, inventory, the cluster
 snapshot) so bad input exits 2; then compares, per workload and per GPU,
 what the step should have produced with what the cluster shows. ``--live``
-runs ``kubectl get`` itself (no other client). Exit 0 ready, 1 wait or
-stop, 2 unusable input.
+runs ``kubectl get`` itself (no other client). Exit 0 ready, 75 wait, 1
+stop, 2 unusable input (docs/verify.md).
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ OPERATOR_KINDS = "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tenso
 ROLLOUT_KINDS = "rollouts.argoproj.io"  # their stable and canary revisions
 _NO_TYPE = "the server doesn't have a resource type"
 _KUBECTL_SECONDS = 120
+# sysexits' EX_TEMPFAIL, "try again later": a script tells a rollout in progress from a stop.
+WAIT_EXIT = 75
+EXIT_CODES = {Verdict.READY: int(ExitCode.OK), Verdict.WAIT: WAIT_EXIT,
+              Verdict.STOP: int(ExitCode.FINDINGS)}
 
 
 @click.command()
@@ -74,7 +78,11 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
                    step: int | None, snapshots: tuple[str, ...], live: bool,
                    context: str | None, fmt: str, output: str | None,
                    paths: tuple[str, ...]) -> int:
-    """Check that the last plan step took effect in the cluster: ready, wait or stop."""
+    """Check that the last plan step took effect in the cluster: ready, wait or stop.
+
+    Exit 0 ready, 75 wait (verify again later), 1 stop (roll back with the policy the report
+    names), 2 unusable input. See docs/verify.md.
+    """
     ladder = parse_ladder(steps)
     _check_sources(snapshots, live, context, paths)
     policy_docs, shown = policy_documents(policies)
@@ -86,9 +94,15 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
                       scheduler_settings(values))
-    report = verify(given, step, snapshot)
+    report = verify(given, step, snapshot, _source(snapshots, live, context))
     _write(_RENDER[fmt](report), output)
-    return ExitCode.OK if report.verdict is Verdict.READY else ExitCode.FINDINGS
+    return EXIT_CODES[report.verdict]
+
+
+def _source(files: tuple[str, ...], live: bool, context: str | None) -> str:
+    if live:
+        return f"kubectl --context {context}" if context else "kubectl, its current context"
+    return ", ".join("<stdin>" if f == "-" else f for f in files)
 
 
 _RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,

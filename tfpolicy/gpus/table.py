@@ -11,8 +11,10 @@ as the hypervisor does (§4 GPU `status.capacity`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
+from difflib import SequenceMatcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,3 +244,38 @@ def models_containing(text: str) -> tuple[GpuInfo, ...]:
     found = {info.full_name: info for info in _INDEX.values()
              if wanted and wanted in info.full_name.upper()}
     return tuple(found[name] for name in sorted(found))
+
+
+def rows() -> tuple[GpuInfo, ...]:
+    """One row per model name of both tables, sorted by name (``tfpolicy gpus``)."""
+    found = {info.model: info for info in _INDEX.values()}
+    return tuple(found[name] for name in sorted(found, key=str.lower))
+
+
+def nearest(name: str, count: int = 3) -> tuple[str, ...]:
+    """The model names closest to ``name``: those of the same chip first (``H100`` for
+    ``H100_SXM_80G``, not ``A100_SXM_80G``, which differs by one letter), then by likeness;
+    separators and case do not count."""
+    wanted = _plain(_keys(name)[-1])
+    chip = _chip(wanted)
+    scored = sorted((_chip(_plain(m)) != chip, -SequenceMatcher(None, wanted, _plain(m)).ratio(),
+                     m) for m in known_models())
+    return tuple(m for other, minus, m in scored[:count] if not other or -minus >= 0.6)
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[\s_-]+", "", name.lower())
+
+
+def _chip(plain: str) -> str:
+    """The leading letters and digits: ``h100`` of ``h100sxm80g``, ``rtx4090``."""
+    found = re.match(r"[a-z]*\d*", plain)
+    return found.group(0) if found else ""
+
+
+def unknown_model(given: str, path: str) -> str:
+    """The error for a model no table lists: the nearest names, and where the list is."""
+    near = nearest(given)
+    hint = f"; did you mean {' or '.join(near)}?" if near else ""
+    return (f"unknown GPU model {given!r}{hint} (`tfpolicy gpus` lists the models; or give "
+            f"tflops and vram) ({path}.model)")

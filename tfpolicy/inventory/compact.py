@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.gpus.table import lookup
+from tfpolicy.gpus.table import lookup, unknown_model
 from tfpolicy.inventory.fields import (
     MAX_NODES,
     as_list,
@@ -114,7 +114,7 @@ def _model(data: Mapping[str, Any], path: str) -> tuple[str, str, int, int, int]
     tflops = tflops_of(data["tflops"], f"{path}.tflops") if "tflops" in data else None
     vram = vram_of(data["vram"], f"{path}.vram") if "vram" in data else None
     if tflops is None and info is None:
-        raise TfpolicyError(f"unknown GPU model {given!r}: give tflops and vram ({path}.model)")
+        raise TfpolicyError(unknown_model(given, path))
     vram = vram if vram is not None else (info.vram_mib if info else None)
     if vram is None:
         raise TfpolicyError(f"VRAM of GPU model {given!r} is not known: give vram ({path}.vram)")

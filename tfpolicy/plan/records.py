@@ -34,6 +34,19 @@ class PodCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkloadUse:
+    """What one workload's placed pods hold after a step (the HTML's table per workload)."""
+
+    workload: str
+    tensor_fusion: int  # TensorFusion pods placed
+    device_plugin: int  # device-plugin pods placed
+    whole_gpus: int  # GPUs held whole: device-plugin and shared pods
+    tflops: int  # milli-TFLOPS requested by its fractional pods, all GPUs summed
+    vram: int  # MiB requested by its fractional pods
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class StepReport:
     number: int
     name: str
@@ -49,6 +62,7 @@ class StepReport:
     oversubscribed: tuple[GpuLimits, ...] = ()
     warnings: tuple[str, ...] = ()
     policies: tuple[dict[str, object], ...] = ()  # the step's MigrationPolicy documents
+    workloads: tuple[WorkloadUse, ...] = ()  # per workload, what its placed pods hold
 
     @property
     def fits(self) -> bool:

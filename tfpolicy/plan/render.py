@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary
+from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary, WorkloadUse
 from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Usage
 from tfpolicy.scheduler.rules import REASON_TEXT
 
@@ -44,12 +44,27 @@ def step_dict(step: StepReport) -> dict[str, Any]:
         "status": step.status.value, "fits": step.fits, "rolled": list(step.rolled),
         "pods": {"tensorFusion": step.pods.tensor_fusion,
                  "devicePlugin": step.pods.device_plugin, "noGpu": step.pods.no_gpu},
-        "gpus": _gpus(step.usage), "nodesInUse": step.nodes_in_use,
+        "gpus": _gpus(step.usage), "costPerHour": _cost(step.usage),
+        "nodesInUse": step.nodes_in_use,
         "pools": [_pool(p) for p in step.pools],
         "oversubscribedGpus": [_limits(g) for g in step.oversubscribed],
         "unschedulable": [_misfit(m) for m in step.unschedulable],
         "warnings": list(step.warnings),
+        "workloads": [_use(w) for w in step.workloads],
     }
+
+
+def _cost(used: Usage | None) -> float | None:
+    """USD per hour of the GPUs in use after the step (the summary's measure)."""
+    if used is None:
+        return None
+    return _usd(used.total.tensor_fusion_cost + used.total.device_plugin_cost)
+
+
+def _use(w: WorkloadUse) -> dict[str, Any]:
+    return {"workload": w.workload, "tensorFusionPods": w.tensor_fusion,
+            "devicePluginPods": w.device_plugin, "wholeGpus": w.whole_gpus,
+            "tflops": _tflops(w.tflops), "vramMiB": w.vram, "nodes": list(w.nodes)}
 
 
 def _gpus(used: Usage | None) -> dict[str, int] | None:
@@ -104,3 +119,20 @@ def _summary_dict(s: Summary) -> dict[str, Any]:
             "nodesFreed": s.nodes_freed, "costPerHourBefore": _usd(s.cost_before),
             "costPerHourAfter": _usd(s.cost_after),
             "costPerHourSaved": _usd(s.cost_before - s.cost_after)}
+
+
+def cost_change(s: Summary) -> str:
+    """The change of the cost per hour of the GPUs in use, and why it rises when it does:
+    more GPUs in use, or GPUs dearer on average (TensorFusion's pool holds other models than
+    the nodes the device-plugin pods ran on)."""
+    saved = s.cost_before - s.cost_after
+    if saved >= 0:
+        return f"${saved / 1e6:.2f} saved"
+    more = f"${-saved / 1e6:.2f} more"
+    if s.gpus_after > s.gpus_before:
+        return f"{more}: {s.gpus_after - s.gpus_before} more GPUs in use"
+    before = s.cost_before / max(s.gpus_before, 1) / 1e6
+    after = s.cost_after / max(s.gpus_after, 1) / 1e6
+    return (f"{more}: {s.gpus_after} GPUs in use at ${after:.2f}/h on average against "
+            f"{s.gpus_before} at ${before:.2f}/h: the pods moved to the pool's dearer GPUs "
+            "and too few whole GPUs are freed to make up for it")

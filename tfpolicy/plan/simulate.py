@@ -15,6 +15,7 @@ from typing import Any
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
+from tfpolicy.plan.by_workload import workload_uses
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.pauses import pause_warning, with_pause
 from tfpolicy.plan.pods import UnitPods, unit_pods
@@ -86,7 +87,8 @@ def run_plan(given: PlanInput) -> Plan:
     units = gpu_units(docs, loaded, given, left_out)
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State(left_out=tuple(left_out))
-    start = _start(docs, units, allocator, state, given)
+    start = replace(_start(docs, units, allocator, state, given),
+                    workloads=workload_uses(allocator.ledger))
     before = gpu_map(allocator.ledger)
     reports, stopped = [], not start.fits
     steps = plan_steps(policies, given.ladder)
@@ -96,7 +98,8 @@ def run_plan(given: PlanInput) -> Plan:
             reports.append(StepReport(step.number, step.name, step.stage, _rung(step),
                                       Status.NOT_RUN))
             continue
-        report = _step(step, docs, units, allocator, state, given)
+        report = replace(_step(step, docs, units, allocator, state, given),
+                         workloads=workload_uses(allocator.ledger))
         reports.append(report)
         stopped = not report.fits
     planned = {number: result for number, (_, result) in state.planned.last.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tfpolicy.plan.records import Misfit, Plan, Status, StepReport, Summary
+from tfpolicy.plan.render import cost_change
 from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024
@@ -123,7 +124,7 @@ def _summary(s: Summary) -> list[str]:
             f"  GPUs in use: {s.gpus_before} → {s.gpus_after} ({s.gpus_freed} freed)",
             f"  nodes in use: {s.nodes_before} → {s.nodes_after} ({s.nodes_freed} freed)",
             f"  cost per hour of the GPUs in use: ${s.cost_before / 1e6:.2f} → "
-            f"${s.cost_after / 1e6:.2f} ({_delta(s.cost_before - s.cost_after)})",
+            f"${s.cost_after / 1e6:.2f} ({cost_change(s)})",
             *_not_migrated(s)]
 
 
@@ -137,10 +138,6 @@ def _not_migrated(s: Summary) -> list[str]:
             "as freed, and the pods of those in no pod template tfpolicy knows are not "
             "placed, so a node they run on may not be removable (tfpolicy check says where "
             "and why)"]
-
-
-def _delta(saved: int) -> str:
-    return f"${saved / 1e6:.2f} saved" if saved >= 0 else f"${-saved / 1e6:.2f} more"
 
 
 def _consolidation(c: Consolidation | None) -> list[str]:

@@ -8,22 +8,33 @@ Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from tfpolicy.plan import PlanInput, Step
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
 from tfpolicy.verify.gpus import check_gpus
-from tfpolicy.verify.records import GpuResult, Problem, Report, Verdict, WorkloadResult
+from tfpolicy.verify.records import (
+    GpuResult,
+    Origin,
+    Problem,
+    Report,
+    Verdict,
+    WorkloadResult,
+)
 from tfpolicy.verify.snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.workloads import check_workloads
 
-__all__ = ["Expected", "GpuResult", "Problem", "Report", "Snapshot", "StepPlan", "Verdict",
-           "WorkloadResult", "rollback_of", "snapshot_of", "verify"]
+__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Snapshot", "StepPlan",
+           "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of", "verify"]
 
 NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
                "GPUNode or GPU object (install the chart before the takeover step)")
 
 
-def verify(given: PlanInput, step: int | None, snapshot: Snapshot) -> Report:
+def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str = "") -> Report:
+    """``source`` says where the snapshot comes from (its files, or the kubectl context)."""
     planned = expect(given, step)
     workloads, states = check_workloads(planned.workloads, snapshot)
     requests = {e.key: e.request for e in planned.workloads}
@@ -34,7 +45,24 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot) -> Report:
     cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
-    return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster)
+    return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
+                  origin_of(snapshot, source))
+
+
+def origin_of(snapshot: Snapshot, source: str) -> Origin:
+    """Which cluster the snapshot shows: its pools and GPU nodes, as objects or as the GPUs'
+    own labels (a dump of GPUs alone names both)."""
+    gpus = snapshot.of("GPU")
+    pools = {str(p["metadata"]["name"]) for p in snapshot.of("GPUPool")}
+    pools |= {pool for pool in gpu_pools(gpus).values() if pool}
+    nodes = {str(n["metadata"]["name"]) for n in snapshot.of("GPUNode")}
+    nodes |= {node for node in (_node_of(g) for g in gpus) if node}
+    return Origin(source, snapshot.latest, tuple(sorted(pools)), len(nodes))
+
+
+def _node_of(gpu: Mapping[str, Any]) -> str:
+    selector = (gpu.get("status") or {}).get("nodeSelector") or {}
+    return str(selector.get("kubernetes.io/hostname", "")) if isinstance(selector, Mapping) else ""
 
 
 def rollback_of(previous: Step | None) -> str:

@@ -97,7 +97,7 @@ def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
     want_t, want_v = max(want_t - part_t, 0), max(want_v - part_v, 0)
     node = str((status.get("nodeSelector") or {}).get("kubernetes.io/hostname", ""))
     result = GpuResult(name, node, has_t, has_v, want_t, want_v, tuple(k for k, _ in takes),
-                       partitions=shown(status))
+                       partitions=shown(status), capacity_tflops=cap_t, capacity_vram=cap_v)
     if status.get("usedBy") not in (None, "", "tensor-fusion"):
         return result  # a device-plugin GPU is outside the TensorFusion ledger
     if abs(has_t - want_t) > TFLOPS_TOLERANCE or abs(has_v - want_v) > VRAM_TOLERANCE:
@@ -108,11 +108,14 @@ def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
     return replace(result, problem=Problem(Verdict.STOP, f"GPU/{name}", "; ".join(troubles)))
 
 
-def _left(tflops: int, vram: int, takes: list[Take]) -> tuple[int, int]:
+def _left(capacity: int, vram: int, takes: list[Take]) -> tuple[int, int]:
+    """What the takes leave; a percent is of the card's capacity, not of what is left
+    (the ResourceFilter's ``percent × capacity / 100``, §5.2)."""
+    tflops = capacity
     for take in takes:
         if take.whole:
             return 0, 0
-        by_percent = take.percent * tflops // 100_000 // 1000 * 1000
+        by_percent = take.percent * capacity // 100_000 // 1000 * 1000
         tflops -= take.tflops or by_percent
         vram -= take.vram
     return max(tflops, 0), max(vram, 0)

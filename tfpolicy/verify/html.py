@@ -14,17 +14,19 @@ from typing import Any
 
 from tfpolicy.plan.html import STYLE as _PLAN_STYLE
 from tfpolicy.verify.records import Report
-from tfpolicy.verify.render import report_dict
+from tfpolicy.verify.render import problems_first, report_dict
 
 _STYLE = _PLAN_STYLE + """
 .ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}
 tr.off td,tr.off th{background:#fde7e9}li.stop{color:#b00020}li.wait{color:#a04e00}
 table.pods td,table.pods th,#gpus td:nth-child(n+7){text-align:left}
+#gpus tr[data-gpu] th,#gpus td:nth-child(n+7),table.pods tr[data-pod] th{overflow-wrap:anywhere}
 section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 section.workload[data-verdict=ready]{border-color:#176d2c}
 section.workload[data-verdict=wait]{border-color:#e8710a}
 section.workload[data-verdict=stop]{border-color:#b00020}
 """
+_RANK = {"stop": 2, "wait": 1, "ready": 0}
 _WHY = {"ready": "every workload and every GPU shows what the plan expects: go on with the "
                  "next step",
         "wait": "the rollout is still in progress: verify again later",
@@ -34,26 +36,45 @@ _WHY = {"ready": "every workload and every GPU shows what the plan expects: go o
 def as_html(report: Report) -> str:
     data = report_dict(report)
     body = [_header(data), _cluster(data["cluster"])]
-    body += [_workload(w) for w in data["workloads"]]
+    body += [_workload(w) for w in problems_first(data["workloads"], _rank)]
     body.append(_gpus(data["gpus"]))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width\">"
             "<title>tfpolicy verify</title><style>" + _STYLE + "</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
 
 
+def _rank(item: dict[str, Any]) -> int:
+    return _RANK[item["verdict"]]
+
+
 def _header(data: dict[str, Any]) -> str:
+    """The verdict, then the count of each part's verdicts, so that the step's verdict (the
+    worst part) is always among the counts: a stop from a GPU shows as a GPU stop."""
     verdict = data["verdict"]
-    counts = {v: sum(w["verdict"] == v for w in data["workloads"])
-              for v in ("ready", "wait", "stop")}
-    off = sum(g["verdict"] != "ready" for g in data["gpus"])
-    tally = ", ".join(f"<span id=\"workloads-{v}\">{n}</span> {v}" for v, n in counts.items())
+    parts = {"workloads": [w["verdict"] for w in data["workloads"]],
+             "gpus": [g["verdict"] for g in data["gpus"]],
+             "cluster": [p["verdict"] for p in data["cluster"]]}
+    tally = {part: ", ".join(f"<span id=\"{part}-{v}\">{verdicts.count(v)}</span> {v}"
+                             for v in _RANK) for part, verdicts in parts.items()}
+    cluster = f"; cluster: {tally['cluster']}" if parts["cluster"] else ""
     rollback = ("" if data["rollback"] is None else
                 f"<p>Rollback: apply <b id=\"rollback\">{escape(data['rollback'])}</b></p>")
     return (f"<h1>Verify step {escape(data['step'])}: <span id=\"verdict\" class=\"{verdict}\">"
-            f"{verdict}</span></h1><p id=\"why\">{_WHY[verdict]}.</p>"
-            f"<p>Workloads: {tally}. GPUs: <span id=\"gpus-checked\">{len(data['gpus'])}"
-            f"</span> checked, <span id=\"gpus-off\">{off}</span> disagree with the plan.</p>"
-            + rollback)
+            f"{verdict}</span></h1><p id=\"why\">{_WHY[verdict]}.</p>{rollback}"
+            f"<p id=\"tally\">Workloads: {tally['workloads']}; GPUs: <span id=\"gpus-checked\">"
+            f"{len(data['gpus'])}</span> checked, <span id=\"gpus-off\">"
+            f"{len(parts['gpus']) - parts['gpus'].count('ready')}</span> disagree with the plan"
+            f" ({tally['gpus']}){cluster}.</p>{_origin(data['snapshot'])}")
+
+
+def _origin(origin: dict[str, Any]) -> str:
+    latest = origin["latest"] or "no time in its objects"
+    return (f"<p id=\"snapshot\">Snapshot <b id=\"snapshot-source\">"
+            f"{escape(origin['source'] or 'given')}</b>, its latest object time "
+            f"<b id=\"snapshot-latest\">{escape(latest)}</b>; GPU pools "
+            f"<b id=\"snapshot-pools\">{escape(', '.join(origin['pools']) or 'none')}</b>, "
+            f"GPU nodes <b id=\"snapshot-nodes\">{origin['gpuNodes']}</b>.</p>")
 
 
 def _cluster(problems: list[dict[str, str]]) -> str:
@@ -98,8 +119,9 @@ def _pods(pods: list[dict[str, Any]], problems: list[dict[str, str]]) -> str:
         rows.append(f"<tr data-pod=\"{escape(pod['name'])}\" data-kind=\"{kind}\" "
                     f"data-status=\"{escape(pod['status'])}\"{css}><th>{escape(pod['name'])}</th>"
                     f"<td>{'TensorFusion' if pod['tensorFusion'] else 'native'}</td>"
-                    f"<td>{escape(pod['status'])}</td><td>{escape(', '.join(pod['gpus']))}</td>"
-                    f"<td>{escape(problem['message']) if problem else ''}</td></tr>")
+                    f"<td>{escape(pod['status'])}</td><td class=\"wrap\">"
+                    f"{escape(', '.join(pod['gpus']))}</td><td class=\"wrap\">"
+                    f"{escape(problem['message']) if problem else ''}</td></tr>")
     return ("<table class=\"pods\"><tr><th>pod</th><th>kind</th><th>status</th><th>GPUs</th>"
             "<th>reason</th></tr>" + "".join(rows) + "</table>")
 

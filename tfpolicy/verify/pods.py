@@ -36,6 +36,7 @@ class PodState:
     done: bool = False  # Succeeded: it ran (a Job's pod) and holds no GPU any more
     unmutated: bool = False  # labelled tensor-fusion.ai/enabled, yet without the webhook's marks
     status: str = ""  # the phase, a stuck container's reason, or Terminating
+    gpu_count: int = 0  # the webhook's gpu-count annotation (0: absent or unreadable)
 
 
 def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodState:
@@ -51,8 +52,9 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     tf = labels.get(ENABLED) == "true" and not unmutated
     problem = None if terminating else _problem(pod, phase, tf, ids, events)
     status = "Terminating" if terminating else _waiting_reason(pod) or phase
+    count = str(notes.get(GPU_COUNT, ""))
     return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating,
-                    unmutated, status)
+                    unmutated, status, int(count) if count.isdigit() else 0)
 
 
 def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],

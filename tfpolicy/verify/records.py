@@ -76,6 +76,18 @@ class GpuResult:
     pods: tuple[str, ...]
     problem: Problem | None = None
     partitions: tuple[str, ...] = ()  # "namespace/pod: templateId", as the GPU reports them
+    capacity_tflops: int = 0
+    capacity_vram: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where the snapshot comes from, and when, by its own objects (never the clock)."""
+
+    source: str = ""  # the snapshot files, or the kubectl context of --live
+    latest: str = ""  # the latest time an object of the snapshot carries ('' when none)
+    pools: tuple[str, ...] = ()  # the GPUPools it holds
+    nodes: int = 0  # the GPUNodes it holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +97,7 @@ class Report:
     workloads: tuple[WorkloadResult, ...]
     gpus: tuple[GpuResult, ...]
     cluster: tuple[Problem, ...] = ()  # problems of the cluster as a whole
+    origin: Origin = Origin()
 
     @property
     def verdict(self) -> Verdict:

@@ -1,17 +1,21 @@
 """A verify report as text (for people) or JSON (the keys are the contract, docs/verify.md).
 
 Units in JSON: TFLOPS as decimal numbers (milli-TFLOPS / 1000), VRAM in
-MiB. Workloads keep the manifests' order, GPUs are sorted by name.
+MiB. Workloads keep the manifests' order in JSON; the text puts the problem
+workloads first (stop, then wait), in that order within each verdict. GPUs
+are sorted by name.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
-from tfpolicy.verify.records import GpuResult, Problem, Report, Verdict, WorkloadResult
+from tfpolicy.verify.records import GpuResult, Origin, Problem, Report, Verdict, WorkloadResult
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
+T = TypeVar("T")
 _SAYS = {
     Verdict.READY: "ready for the next step",
     Verdict.WAIT: "wait: the rollout is in progress, verify again later",
@@ -27,9 +31,29 @@ def report_dict(report: Report) -> dict[str, Any]:
     stop = report.verdict is Verdict.STOP
     return {"apiVersion": API_VERSION, "kind": "Verification", "step": report.step,
             "verdict": report.verdict.word, "rollback": report.rollback if stop else None,
+            "snapshot": _origin(report.origin),
             "cluster": [_problem(p) for p in report.cluster],
             "workloads": [_workload(w) for w in report.workloads],
             "gpus": [_gpu(g) for g in report.gpus]}
+
+
+def _origin(origin: Origin) -> dict[str, Any]:
+    return {"source": origin.source, "latest": origin.latest or None,
+            "pools": list(origin.pools), "gpuNodes": origin.nodes}
+
+
+def origin_line(origin: Origin) -> str:
+    """Where and when, by the snapshot's own data: which cluster it shows, and its age."""
+    when = (f"its latest object time {origin.latest}" if origin.latest
+            else "no time in its objects")
+    pools = ", ".join(origin.pools) or "none"
+    return (f"snapshot: {origin.source or 'given'}; {when}; GPU pools: {pools}; "
+            f"GPU nodes: {origin.nodes}")
+
+
+def problems_first(workloads: Iterable[T], verdict: Callable[[T], int]) -> list[T]:
+    """Stop, then wait, then ready; the manifests' order within each (a stable sort)."""
+    return sorted(workloads, key=lambda w: -verdict(w))
 
 
 def _workload(result: WorkloadResult) -> dict[str, Any]:
@@ -58,9 +82,11 @@ def _problem(problem: Problem) -> dict[str, str]:
 
 
 def as_text(report: Report) -> str:
-    lines = [f"verify step {report.step}: {_SAYS[report.verdict]}", ""]
+    says = _SAYS[report.verdict] + (f": apply {report.rollback}"
+                                    if report.verdict is Verdict.STOP else "")
+    lines = [f"verify step {report.step}: {says}", origin_line(report.origin), ""]
     lines += [f"cluster: {p.verdict.word}: {p.message}" for p in report.cluster]
-    for result in report.workloads:
+    for result in problems_first(report.workloads, lambda w: w.verdict):
         lines.append(f"{result.workload}: {result.verdict.word} (TensorFusion pods "
                      f"{result.seen_tf}/{result.expected_tf}, native {result.seen_native}/"
                      f"{result.expected_native})")

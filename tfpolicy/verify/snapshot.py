@@ -8,7 +8,8 @@ ignored, so a wider dump (``kubectl get all``) works too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from tfpolicy.inventory.fields import tflops_of, vram_of
 
 KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
 _TF_GROUP = "tensor-fusion.ai/"
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")  # RFC 3339, to the second
 _ARGO_GROUP = "argoproj.io/"
 
 
@@ -37,6 +39,25 @@ class Snapshot:
 
     def operator_objects(self) -> list[Mapping[str, Any]]:
         return [o for kind in ("GPUPool", "GPUNode", "GPU") for o in self.of(kind)]
+
+    @property
+    def latest(self) -> str:
+        """The latest time its objects carry (creation, events, conditions, the operator's
+        last sync): when the snapshot was taken, at the earliest, by its own data."""
+        times = [t for objs in self.objects.values() for o in objs for t in _times(o)]
+        return max(times, default="")
+
+
+def _times(value: Any) -> Iterator[str]:
+    """Every RFC 3339 time in an object, cut to the second (``eventTime`` has microseconds)."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _times(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _times(item)
+    elif isinstance(value, str) and len(value) <= 40 and _TIME.match(value):
+        yield value[:19] + "Z"
 
 
 def snapshot_of(documents: list[tuple[str, Any]]) -> Snapshot:

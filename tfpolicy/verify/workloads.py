@@ -19,6 +19,8 @@ from tfpolicy.verify.snapshot import Snapshot, controller_of, name_of, namespace
 
 # The ReplicaSet, StatefulSet and Job controllers', and the Kubeflow training operator's.
 _CREATE_FAILED = ("FailedCreate", "FailedCreatePod")
+# How the API server names TensorFusion's pod webhook in a failed creation's message.
+TENSOR_FUSION_WEBHOOK = ("mpod.tensor-fusion.ai", "/mutate-v1-pod")
 Events = Mapping[tuple[str, str, str], list[Mapping[str, Any]]]
 
 
@@ -68,6 +70,8 @@ def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
     problems = [p.problem for p in pods if p.problem is not None]
     problems += _rejections(expected, snapshot, events)
     problems += _unmutated(expected, [p for p in live if p.unmutated])
+    problems += _seen_gpus(expected, [p for p in live if p.tensor_fusion and p.active],
+                           {name_of(g) for g in snapshot.of("GPU")})
     problems += _counts(expected, tf, len(live) - tf, problems)
     sets = revisions(expected.kind, expected.namespace, expected.name, snapshot)
     problems += revision_problems(expected.kind, expected.namespace, expected.name, sets,
@@ -87,11 +91,20 @@ def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[
     creators = _creators(expected, snapshot) + _ray_clusters(expected, events)
     for kind, name in creators:
         for event in events.get((kind, expected.namespace, name), []):
-            text = event_line(event)
-            if _failed_create(expected, event.get("reason")) and "admission webhook" in text:
+            if not _failed_create(expected, event.get("reason")):
+                continue
+            whole, text = str(event.get("message") or ""), event_line(event)
+            if _tensor_fusion_webhook(whole) or "admission webhook" in whole:
                 found.append(Problem(Verdict.STOP, f"{kind}/{name}",
                                      f"pod creation rejected: {text}"))
     return found
+
+
+def _tensor_fusion_webhook(message: str) -> bool:
+    """The operator's pod webhook, by its registered name or its path (the chart's
+    ``admission-webhooks/mutating-webhook.yaml``), whatever the error: a denial, a timeout,
+    a refused connection."""
+    return any(mark in message for mark in TENSOR_FUSION_WEBHOOK)
 
 
 def _ray_clusters(expected: Expected, events: Events) -> list[tuple[str, str]]:
@@ -120,6 +133,23 @@ def _unmutated(expected: Expected, pods: list[PodState]) -> list[Problem]:
                     f"{len(pods)} pods labelled tensor-fusion.ai/enabled run without the "
                     f"webhook's marks ({names}), the plan expects {expected.native} over the "
                     "enabled-replicas cap: the webhook did not take them over")]
+
+
+def _seen_gpus(expected: Expected, pods: list[PodState], known: set[str]) -> list[Problem]:
+    """The container must see as many GPUs as before, and GPUs the operator knows: a pod
+    whose ``gpu-ids`` are fewer than it asks, or name a GPU the snapshot lacks, is not ready."""
+    found = []
+    for pod in (p for p in pods if p.gpu_ids):
+        want = expected.request.count if expected.request is not None else pod.gpu_count
+        unknown = [i for i in pod.gpu_ids if i not in known]
+        if known and unknown:
+            found.append(Problem(Verdict.STOP, pod.name, f"its gpu-ids name {', '.join(unknown)}"
+                                 ", which the snapshot holds no GPU object of"))
+        if want and len(set(pod.gpu_ids)) < want:
+            found.append(Problem(Verdict.STOP, pod.name, f"asks {want} GPUs, its gpu-ids give "
+                                 f"it {len(set(pod.gpu_ids))}: the container sees fewer GPUs "
+                                 "than before the migration"))
+    return found
 
 
 def _creators(expected: Expected, snapshot: Snapshot) -> list[tuple[str, str]]:

@@ -1,0 +1,37 @@
+"""``make demo``, the first run: its commands that exit 1 (findings) or 75 (wait) on purpose
+say so, none reads like a failure, and a cost that rises is explained."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def test_make_demo_reads_like_a_story(tmp_path: Path) -> None:
+    if shutil.which("make") is None or not (BIN / "tfpolicy").exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail("make and the venv's tfpolicy are needed in CI")
+        pytest.skip("make or the venv's tfpolicy is missing")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    os.utime(tmp_path / "pyproject.toml", (0, 0))  # older than the venv: make builds nothing
+    done = subprocess.run(["make", "demo", f"BIN={BIN}"], capture_output=True, text=True,
+                          cwd=tmp_path, check=False, timeout=600)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-2000:]
+    assert "Error" not in out and "(ignored)" not in out
+    assert out.count("as intended)") == 3
+    assert "(exit 1: findings: what fix would change, as intended)" in out
+    assert "(exit 75: wait: verify again later, as intended)" in out
+    cost = next(line for line in out.splitlines() if "cost per hour of the GPUs in use" in line)
+    assert "saved)" in cost or "more: " in cost  # a rise says why
+    assert (tmp_path / "plan.html").exists() and (tmp_path / "verify.html").exists()
