@@ -1,7 +1,8 @@
 """Writing a stage's keys with their record, and undoing them from it (DESIGN §1–2).
 
 ``stamp`` writes what a stage owns and records, key by key, what the user
-had there; ``undo`` reads the record back. A key the record does not name is
+had there; ``undo`` reads the record back, honouring only what a stage could
+have written (:mod:`tfpolicy.stages.trust`). A key the record does not name is
 the user's and neither function touches it, so ``rollback(stage(x)) == x``
 for any mix of user-written TensorFusion keys, and empty or null
 ``metadata`` / ``labels`` / ``annotations`` maps come back as they were.
@@ -9,6 +10,7 @@ for any mix of user-written TensorFusion keys, and empty or null
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -25,8 +27,10 @@ from tfpolicy.stages.record import (
     decode,
     decode_legacy,
     encode,
-    recordable,
+    too_large,
+    unrecordable,
 )
+from tfpolicy.stages.trust import screen
 
 MAPS = ("labels", "annotations")
 
@@ -58,7 +62,13 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     notes += _drop(annotations, writes.drop, record.annotations)
     for key in (k for k in writes.remove if k in annotations):
         record.annotations[key] = {WAS: annotations.pop(key)}
-    annotations[RECORD] = encode(record)
+    text = encode(record)
+    if too_large(text):
+        message = (f"the user's values {RECORD} would keep pass what Kubernetes lets "
+                   "annotations hold; tfpolicy does not write it")
+        return None, [Note(Severity.ERROR, "record-too-large", message,
+                           ("metadata", "annotations"))]
+    annotations[RECORD] = text
     return template, notes
 
 
@@ -69,8 +79,10 @@ def with_layout(target: dict[str, Any], section: Entries) -> bool:
     text = annotations.get(RECORD)
     if not isinstance(text, str):
         return False
-    record = replace(decode(text), layout=section)
-    annotations[RECORD] = encode(record)
+    encoded = encode(replace(decode(text), layout=section))
+    if too_large(encoded):
+        return False  # the values come back all the same, written the usual way
+    annotations[RECORD] = encoded
     return True
 
 
@@ -86,9 +98,12 @@ class Undone(dict[str, Any]):
         self.record = record
 
 
-def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
+def undo(template: dict[str, Any],
+         resources: Container[str]) -> tuple[dict[str, Any] | None, list[Note]]:
     """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
-    an :class:`Undone` when tfpolicy had written to it.
+    an :class:`Undone` when tfpolicy had written to it. Of the record, only what a stage
+    could have written is undone, the GPU resources among ``resources`` (the rest is
+    reported, :mod:`tfpolicy.stages.trust`).
 
     With no record to undo, that is ``template`` itself, not a copy: it is
     only read (every stage copies what it writes), and copying every
@@ -99,16 +114,17 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     original = clone(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
+    key = next(iter(texts))
+    path = ("metadata", "annotations", key)
     try:
         record = decode(texts[RECORD]) if RECORD in texts else _legacy(texts, original)
     except ValueError as exc:
-        key = next(iter(texts))
-        path = ("metadata", "annotations", key)
         return None, [Note(Severity.ERROR, "bad-record", f"cannot read {key}: {exc}", path)]
+    record, notes = screen(record, resources, path)
     for name in MAPS:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)
-    notes = _restore_resources(original, record.resources)
+    notes += _restore_resources(original, record.resources)
     reorder(original, record.layout)
     return Undone(original, record), notes
 
@@ -124,9 +140,11 @@ def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
                "annotations": {*writes.annotations, *writes.drop, *writes.remove}}
     for name, keys in touched.items():
         found = _get(meta, name) or {}
-        for key in sorted(k for k in keys if k in found and not recordable(found[k])):
-            message = f"{key} holds a value tfpolicy cannot record; write it as a string"
-            return [Note(Severity.ERROR, "unrecordable-value", message, ("metadata", name, key))]
+        for key in sorted(k for k in keys if k in found):
+            why = unrecordable(found[key])
+            if why is not None:
+                return [Note(Severity.ERROR, "unrecordable-value", f"{key} {why}",
+                             ("metadata", name, key))]
     return []
 
 

@@ -26,16 +26,35 @@ So the template alone says which keys are tfpolicy's: without a record,
 every key on it is the user's. A record of the older form
 (``tfpolicy.dev/original-gpu-resources``, the resources alone) is still
 read: the owned keys present were then written by tfpolicy.
+
+The record comes from the repository, so it is read as untrusted input
+(docs/record.md): bounded in size and nesting before it is parsed, and
+refused when it holds a surrogate code point (UTF-8 cannot write one back);
+what it may name is screened by :mod:`tfpolicy.stages.trust`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 SECTIONS = ("limits", "requests")
 WAS = "was"
+# Kubernetes refuses an object whose annotations together pass 256 KiB
+# (apimachinery pkg/api/validation/objectmeta.go, TotalAnnotationSizeLimitB), so
+# no record a cluster holds is larger; a longer one is not read at all.
+MAX_BYTES = 256 * 1024
+# The format nests four deep (resources → container → section → resource → value);
+# the user's values it keeps are strings. Room for a little more, no further: the
+# depth is counted before json.loads, whose recursion a deep array would exhaust.
+MAX_DEPTH = 8
+_ENTRY_DEPTH = 3  # a label's or annotation's entry: {"labels": {key: {"was": value}}}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
 
 # container name -> "limits"/"requests" -> resource name -> original YAML value
 Usage = dict[str, dict[str, dict[str, Any]]]
@@ -58,6 +77,11 @@ def encode(record: Record) -> str:
     return _dump({name: part for name, part in parts.items() if part})
 
 
+def too_large(text: str) -> bool:
+    """``text``, as a record, would be over :data:`MAX_BYTES` in UTF-8."""
+    return len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
+
+
 def decode(text: Any) -> Record:
     data = _load(text)
     if not isinstance(data, dict):
@@ -75,12 +99,24 @@ def decode_legacy(text: Any) -> Usage:
     return _usage(_load(text))
 
 
-def recordable(value: Any) -> bool:
-    """``value`` comes back equal from the record's JSON (no dates, NaN, non-string keys)."""
+def unrecordable(value: Any) -> str | None:
+    """Why ``value`` cannot be kept in a record, or ``None``: it must come back equal from
+    the record's JSON (no dates, NaN, non-string keys), be text UTF-8 can write, and leave
+    the record readable (:data:`MAX_DEPTH`)."""
     try:
-        return bool(json.loads(_dump(value)) == value)
+        text = _dump(value)
+        same = bool(json.loads(text) == value)
     except (TypeError, ValueError):
-        return False
+        same = False
+    if not same:
+        return "holds a value tfpolicy cannot record; write it as a string"
+    surrogate = _SURROGATE.search(text)
+    if surrogate:
+        return (f"holds {_named(surrogate.group())}, which UTF-8 cannot write; write the "
+                "character itself")
+    if _depth(text, MAX_DEPTH) + _ENTRY_DEPTH > MAX_DEPTH:
+        return "holds a value nested too deep for tfpolicy's record; write it as a string"
+    return None
 
 
 def _dump(data: Any) -> str:
@@ -90,10 +126,46 @@ def _dump(data: Any) -> str:
 def _load(text: Any) -> Any:
     if not isinstance(text, str):
         raise ValueError("expected a JSON string")
+    _bounded(text)
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
+    # json.loads turns an escaped surrogate that has no partner into one code point
+    surrogate = _ESCAPED_SURROGATE.search(text) and _SURROGATE.search(_dump(data))
+    if surrogate:
+        raise ValueError(f"holds {_named(surrogate.group())}, which is not a character")
+    return data
+
+
+def _bounded(text: str) -> None:
+    """Refuse, before parsing, a record larger or deeper than any tfpolicy writes, or one
+    holding a surrogate code point (the YAML reader lets ``"\\ud83d"`` through)."""
+    if too_large(text):
+        raise ValueError(f"larger than {MAX_BYTES // 1024} KiB, the most Kubernetes "
+                         "lets annotations hold")
+    if _depth(text, MAX_DEPTH) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels, more than its format has")
+    surrogate = _SURROGATE.search(text)
+    if surrogate:
+        raise ValueError(f"holds {_named(surrogate.group())}, which is not a character")
+
+
+def _depth(text: str, most: int) -> int:
+    """How deep ``text``'s arrays and objects nest, counted up to one past ``most``
+    (brackets inside JSON strings do not count), without parsing it."""
+    depth = deepest = 0
+    for bracket in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > deepest:
+            deepest = depth
+            if deepest > most:
+                break
+    return deepest
+
+
+def _named(char: str) -> str:
+    return f"the surrogate code point U+{ord(char):04X}"
 
 
 def _is_entries(value: Any) -> bool:
