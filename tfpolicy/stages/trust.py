@@ -86,8 +86,17 @@ def _resources(usage: Usage, gpus: Container[str],
                 else:
                     notes.append(_ignored(
                         f"{_short(resource)} in the {section} of container {_short(name)}, "
-                        "which is not a GPU resource", where))
+                        f"which is not a GPU resource{_hint(resource)}", where))
     return kept, sorted(notes, key=lambda note: note.message)
+
+
+def _hint(resource: str) -> str:
+    """An extended resource may be a GPU the policies do not name (a rollback policy must
+    name the ``gpuResources`` the stage had); Kubernetes' own resources never are."""
+    domain, slash, _ = resource.partition("/")
+    if not slash or domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
+        return ""
+    return " the policies name (if it is one, add it to gpuResources)"
 
 
 def _ignored(entry: str, where: tuple[str, ...]) -> Note:
