@@ -20,6 +20,7 @@ from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
 from tfpolicy.stages.layout import reorder
 from tfpolicy.stages.record import (
+    RESOURCE_DEPTH,
     WAS,
     Entries,
     Record,
@@ -28,6 +29,7 @@ from tfpolicy.stages.record import (
     decode_legacy,
     encode,
     too_large,
+    unreadable,
     unrecordable,
 )
 from tfpolicy.stages.trust import screen
@@ -63,10 +65,10 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     for key in (k for k in writes.remove if k in annotations):
         record.annotations[key] = {WAS: annotations.pop(key)}
     text = encode(record)
-    if too_large(text):
-        message = (f"the user's values {RECORD} would keep pass what Kubernetes lets "
-                   "annotations hold; tfpolicy does not write it")
-        return None, [Note(Severity.ERROR, "record-too-large", message,
+    why = unreadable(text)  # so that the next run can read what this one writes
+    if why is not None:
+        message = f"{RECORD} would be {why}; tfpolicy does not write it"
+        return None, [Note(Severity.ERROR, "unrecordable-value", message,
                            ("metadata", "annotations"))]
     annotations[RECORD] = text
     return template, notes
@@ -145,6 +147,21 @@ def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
             if why is not None:
                 return [Note(Severity.ERROR, "unrecordable-value", f"{key} {why}",
                              ("metadata", name, key))]
+    return _unrecordable_resources(template, writes.resources)
+
+
+def _unrecordable_resources(template: dict[str, Any], usage: Usage) -> list[Note]:
+    """An error at the first removed resource whose value cannot be recorded (a GPU count
+    was checked whole before; HAMi's priority, say, was not)."""
+    index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
+    for name, sections in usage.items():
+        for section, entries in sections.items():
+            for resource, value in entries.items():
+                why = unrecordable(value, RESOURCE_DEPTH)
+                if why is not None:
+                    path = ("spec", "containers", index[name], "resources", section, resource)
+                    return [Note(Severity.ERROR, "unrecordable-value",
+                                 f"{resource} in container {name!r} {why}", path)]
     return []
 
 

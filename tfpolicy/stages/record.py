@@ -51,7 +51,8 @@ MAX_BYTES = 256 * 1024
 # the user's values it keeps are strings. Room for a little more, no further: the
 # depth is counted before json.loads, whose recursion a deep array would exhaust.
 MAX_DEPTH = 8
-_ENTRY_DEPTH = 3  # a label's or annotation's entry: {"labels": {key: {"was": value}}}
+ENTRY_DEPTH = 3  # a label's or annotation's value: {"labels": {key: {"was": value}}}
+RESOURCE_DEPTH = 4  # a resource's value: {"resources": {container: {section: {name: value}}}}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
@@ -101,10 +102,10 @@ def decode_legacy(text: Any) -> Usage:
     return _usage(_load(text))
 
 
-def unrecordable(value: Any) -> str | None:
-    """Why ``value`` cannot be kept in a record, or ``None``: it must come back equal from
-    the record's JSON (no dates, NaN, non-string keys), be text UTF-8 can write, and leave
-    the record readable (:data:`MAX_DEPTH`)."""
+def unrecordable(value: Any, within: int = ENTRY_DEPTH) -> str | None:
+    """Why ``value`` cannot be kept in a record, ``within`` levels deep, or ``None``: it must
+    come back equal from the record's JSON (no dates, NaN, non-string keys), be text UTF-8
+    can write, and leave the record readable (:data:`MAX_DEPTH`)."""
     try:
         text = _dump(value)
         same = bool(json.loads(text) == value)
@@ -116,7 +117,7 @@ def unrecordable(value: Any) -> str | None:
     if surrogate:
         return (f"holds {_named(surrogate.group())}, which UTF-8 cannot write; write the "
                 "character itself")
-    if _depth(text) + _ENTRY_DEPTH > MAX_DEPTH:
+    if _depth(text) + within > MAX_DEPTH:
         return "holds a value nested too deep for tfpolicy's record; write it as a string"
     return None
 
@@ -141,16 +142,27 @@ def _load(text: Any) -> Any:
 
 
 def _bounded(text: str) -> None:
-    """Refuse, before parsing, a record larger or deeper than any tfpolicy writes, or one
-    holding a surrogate code point (the YAML reader lets ``"\\ud83d"`` through)."""
+    why = unreadable(text)
+    if why is not None:
+        raise ValueError(why)
+
+
+def unreadable(text: str) -> str | None:
+    """Why ``text`` is refused before it is parsed, or ``None``: larger or deeper than any
+    record tfpolicy writes, or holding a surrogate code point (the YAML reader lets
+    ``"\\ud83d"`` through)."""
     if too_large(text):
-        raise ValueError(f"larger than {MAX_BYTES // 1024} KiB, the most Kubernetes "
-                         "lets annotations hold")
+        return f"larger than {MAX_BYTES // 1024} KiB, the most Kubernetes lets annotations hold"
     if _depth(text) > MAX_DEPTH:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels, more than its format has")
-    surrogate = None if text.isascii() else _SURROGATE.search(text)
-    if surrogate:
-        raise ValueError(f"holds {_named(surrogate.group())}, which is not a character")
+        return f"nested deeper than {MAX_DEPTH} levels, more than its format has"
+    surrogate = surrogate_in(text)
+    return None if surrogate is None else f"holds {surrogate}, which is not a character"
+
+
+def surrogate_in(text: str) -> str | None:
+    """The first surrogate code point in ``text``, named, or ``None``."""
+    found = None if text.isascii() else _SURROGATE.search(text)
+    return None if found is None else _named(found.group())
 
 
 def _depth(text: str) -> int:
