@@ -294,3 +294,43 @@ def test_check_reports_a_map_that_is_not_one_as_apply_does(tmp_path: Path, metad
     assert wanted[0].startswith("d.yaml:")
     assert wanted[0] in (checked.stdout + checked.stderr).splitlines()
     assert "internal error" not in checked.stderr
+
+
+def test_a_long_chain_of_layout_entries_is_only_layout(tmp_path: Path) -> None:
+    """Layout entries that each follow the next, thousands long: placed without recursion
+    (it exhausted the stack: exit 3), and the data is the template's."""
+    count = 3_000
+    labels = "".join(f"        l{i}: x\n" for i in range(count))
+    text = staged("takeover").replace("        app: vllm\n", "        app: vllm\n" + labels, 1)
+
+    def chain(record: dict[str, Any]) -> None:
+        record["layout"] = {f"metadata.labels[l{i}]": {"after": f"l{i + 1}",
+                                                       "text": f"        l{i}: x\n"}
+                            for i in range(count - 1)}
+
+    (tmp_path / "d.yaml").write_text(doctored(text, chain))
+    done = tfpolicy(tmp_path, "apply", "-p", "rollback", "d.yaml")
+    assert done.returncode == 0, done.stderr
+    expected = yaml.safe_load(BASE.replace("        app: vllm\n", "        app: vllm\n" + labels, 1))
+    assert yaml.safe_load(done.stdout) == expected
+
+
+@pytest.mark.parametrize(("resources", "where"), [
+    ("          resources: [1]\n", "its resources is not a mapping"),
+    ("          resources:\n            limits: lots\n", "its resources.limits is not a mapping"),
+])
+def test_gpus_the_record_gives_back_to_a_place_that_is_no_map_are_an_error(
+        tmp_path: Path, resources: str, where: str) -> None:
+    def side(record: dict[str, Any]) -> None:
+        record["resources"] = {"side": {"limits": {"nvidia.com/gpu": 1}}}
+
+    text = doctored(staged("takeover"), side) + "        - name: side\n          image: x\n"
+    text += resources
+    (tmp_path / "d.yaml").write_text(text)
+    done = tfpolicy(tmp_path, "apply", "-p", "rollback", "d.yaml")
+    assert done.returncode == 1, done.stderr
+    assert "internal error" not in done.stderr
+    errors = [line for line in done.stderr.splitlines() if "[error]" in line]
+    assert len(errors) == 1 and where in errors[0], done.stderr
+    assert errors[0].startswith(f"d.yaml:{len(text.splitlines())}:")
+    assert done.stdout == text

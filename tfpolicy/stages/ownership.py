@@ -261,7 +261,26 @@ def _restore_resources(template: dict[str, Any], usage: Usage) -> list[Note]:
             message = f"container {name!r} recorded in {RECORD} no longer exists"
             notes.append(Note(Severity.WARNING, "record-container-missing", message))
             continue
-        resources = container.setdefault("resources", {})
+        resources = child_map(container, "resources") if container.get("resources") is None \
+            else container["resources"]
         for section, entries in sections.items():
-            resources.setdefault(section, {}).update(entries)
+            found = resources.get(section) if isinstance(resources, dict) else None
+            if isinstance(resources, dict) and found is None:
+                found = resources[section] = {}
+            if not isinstance(found, dict):
+                notes.append(_unrestorable(template, name, resources, section))
+                break
+            found.update(entries)
     return notes
+
+
+def _unrestorable(template: dict[str, Any], name: str, resources: Any, section: str) -> Note:
+    """The GPU resources cannot go back where the record says: the place is not a map."""
+    items = template["spec"]["containers"]  # containers() found the named one in this list
+    index = next(i for i, c in enumerate(items) if isinstance(c, dict)
+                 and str(c.get("name", "")) == name)
+    where = "resources" if not isinstance(resources, dict) else f"resources.{section}"
+    path: tuple[str | int, ...] = ("spec", "containers", index, *where.split("."))
+    message = (f"cannot give back the GPU resources {RECORD} keeps for container {name!r}: "
+               f"its {where} is not a mapping")
+    return Note(Severity.ERROR, "not-a-mapping", message, path)
