@@ -45,7 +45,7 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
     A place the stage changes keeps the user's text: read now when the text
     there is still the user's, else carried from the old record.
     """
-    section = {} if capture is None else _read(template, original, target, edits, capture)
+    section = {} if capture is None else _read(template, original, target, edits, old, capture)
     for key, entry in old.items():
         found = decode_path(original, key)
         if key not in section and found is not None and _changed(original, target, found):
@@ -53,12 +53,14 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
     return dict(sorted(section.items())), _attach(edits, original, target, old)
 
 
-def _read(template: Any, original: Any, target: Any, edits: list[Edit],
+def _read(template: Any, original: Any, target: Any, edits: list[Edit], old: Entries,
           capture: Capture) -> Entries:
     """The user's text at each place the edits change, read from the document."""
     section: Entries = {}
     for place, kind in (p for edit in edits for p in _places(edit)):
         layout = _captured(template, original, target, place, kind, capture)
+        if layout is not None and layout.placed:
+            layout = _rebased(template, original, place, layout, old)
         key = encode_path(original, place) if layout is not None else None
         if key is not None and layout is not None:
             section.setdefault(key, entry_of(layout))
@@ -82,6 +84,36 @@ def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
                                                           _get(original, path)):
         return None
     return capture(path, kind)
+
+
+def _rebased(template: Any, original: Any, path: Path, layout: Layout,
+             old: Entries) -> Layout | None:
+    """``layout``, read from the document, with the sibling it follows in ``original``.
+
+    An earlier stage may have removed siblings before it (the old record puts
+    them back): the entry then follows another key in the document than in
+    the original, and below the comment or blank lines they had. A record
+    must depend only on the original (DESIGN §1), so it names the original's
+    sibling and its own lines alone, as reading the original would have
+    given. ``None`` when the removed siblings' own layout does not say so.
+    """
+    parent, here = _get(original, path[:-1]), _get(template, path[:-1])
+    if not isinstance(parent, dict) or not isinstance(here, dict):
+        return None
+    keys = list(parent)
+    at = keys.index(path[-1])
+    if layout.after == (keys[at - 1] if at else None):
+        return layout
+    start = keys.index(layout.after) + 1 if layout.after in keys[:at] else 0
+    if layout.after is not None and start == 0:
+        return None
+    skip = layout.skip
+    for key in keys[start:at]:
+        removed = layout_of(old.get(encode_path(original, (*path[:-1], key)) or ""))
+        if key in here or removed is None or not removed.placed:
+            return None
+        skip -= removed.skip
+    return replace(layout, after=keys[at - 1], skip=skip) if skip >= 0 else None
 
 
 def _changed(original: Any, target: Any, path: Path) -> bool:
