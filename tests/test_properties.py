@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -243,3 +244,10 @@ def test_keys_outside_the_stage_are_kept(doc: dict[str, Any], policy: dict[str, 
     labels, annotations = OWNS[policy["spec"]["stage"]]
     for name, owned in (("labels", labels), ("annotations", annotations)):
         assert _section(after, name, owned) == _section(doc, name, owned)
+
+
+def test_ci_runs_the_same_examples_every_time() -> None:
+    """tests/conftest.py loads the derandomized profile exactly when CI is "true"."""
+    ci = os.environ.get("CI") == "true"
+    assert common.derandomize is ci
+    assert (common.database is None) is ci
