@@ -123,6 +123,8 @@ def undo(template: dict[str, Any],
     except ValueError as exc:
         return None, [Note(Severity.ERROR, "bad-record", f"cannot read {key}: {exc}", path)]
     record, notes = screen(record, resources, path)
+    if any(note.severity is Severity.ERROR for note in notes):
+        return None, notes  # undoing the rest would drop what the record alone keeps
     for name in MAPS:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)

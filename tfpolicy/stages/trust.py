@@ -15,7 +15,11 @@ stage could have written it (DESIGN §4a, docs/record.md):
   ``{"was": null}`` for ``metadata``, ``labels`` or ``annotations``.
 
 Every other entry is left out and named in a warning; the rest of the record
-is undone as usual. ``layout`` needs no screen: it never decides data (a
+is undone as usual. But an entry for an extended resource that looks like a
+device (a domain-prefixed name outside ``kubernetes.io``) and that no policy
+of this run names is an error: it may be a GPU a policy's ``gpuResources``
+named for the stage, and leaving it out would lose its value with the record.
+The template is then refused and left as it is. ``layout`` needs no screen: it never decides data (a
 recorded line that reads as another value is not used).
 """
 
@@ -35,6 +39,7 @@ LABELS = OWNED_LABELS
 ANNOTATIONS = OWNED_ANNOTATIONS | frozenset(HAMI_ANNOTATIONS)
 MAPS = frozenset({"metadata", "labels", "annotations"})
 RULE = "record-entry-ignored"
+UNKNOWN = "record-resource-unknown"
 
 
 def screen(record: Record, resources: Container[str],
@@ -84,19 +89,26 @@ def _resources(usage: Usage, gpus: Container[str],
                     kept.setdefault(name, {}).setdefault(section, {})[resource] = \
                         entries[resource]
                 else:
-                    notes.append(_ignored(
-                        f"{_short(resource)} in the {section} of container {_short(name)}, "
-                        f"which is not a GPU resource{_hint(resource)}", where))
-    return kept, sorted(notes, key=lambda note: note.message)
+                    notes.append(_unknown(resource, section, name, where))
+    return kept, sorted(notes, key=lambda note: (-note.severity, note.message))
 
 
-def _hint(resource: str) -> str:
-    """An extended resource may be a GPU the policies do not name (a rollback policy must
-    name the ``gpuResources`` the stage had); Kubernetes' own resources never are."""
+def _unknown(resource: str, section: str, container: str, where: tuple[str, ...]) -> Note:
+    """Kubernetes' own resources are never a GPU: ignored. An extended resource may be one
+    the policies of this run do not name (a rollback must name the ``gpuResources`` the
+    stage had): dropping it would lose the user's value with the record, so the template
+    is refused, record and all, until a policy names it."""
+    entry = f"{_short(resource)} in the {section} of container {_short(container)}"
+    if not _device(resource):
+        return _ignored(f"{entry}, which is not a GPU resource", where)
+    message = (f"the record names {entry}, which is not a GPU resource the policies name: "
+               f"if it is one, list it in the policy's gpuResources; nothing is changed")
+    return Note(Severity.ERROR, UNKNOWN, message, where)
+
+
+def _device(resource: str) -> bool:
     domain, slash, _ = resource.partition("/")
-    if not slash or domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
-        return ""
-    return " the policies name (if it is one, add it to gpuResources)"
+    return bool(slash) and domain != "kubernetes.io" and not domain.endswith(".kubernetes.io")
 
 
 def _ignored(entry: str, where: tuple[str, ...]) -> Note:
