@@ -45,7 +45,7 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
     A place the stage changes keeps the user's text: read now when the text
     there is still the user's, else carried from the old record.
     """
-    section = {} if capture is None else _read(template, original, target, edits, capture)
+    section = {} if capture is None else _read(template, original, target, edits, old, capture)
     for key, entry in old.items():
         found = decode_path(original, key)
         if key not in section and found is not None and _changed(original, target, found):
@@ -53,12 +53,14 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
     return dict(sorted(section.items())), _attach(edits, original, target, old)
 
 
-def _read(template: Any, original: Any, target: Any, edits: list[Edit],
+def _read(template: Any, original: Any, target: Any, edits: list[Edit], old: Entries,
           capture: Capture) -> Entries:
     """The user's text at each place the edits change, read from the document."""
     section: Entries = {}
     for place, kind in (p for edit in edits for p in _places(edit)):
         layout = _captured(template, original, target, place, kind, capture)
+        if layout is not None and layout.placed:
+            layout = _rebased(template, original, place, layout, old)
         key = encode_path(original, place) if layout is not None else None
         if key is not None and layout is not None:
             section.setdefault(key, entry_of(layout))
@@ -82,6 +84,36 @@ def _captured(template: Any, original: Any, target: Any, path: Path, kind: str,
                                                           _get(original, path)):
         return None
     return capture(path, kind)
+
+
+def _rebased(template: Any, original: Any, path: Path, layout: Layout,
+             old: Entries) -> Layout | None:
+    """``layout``, read from the document, with the sibling it follows in ``original``.
+
+    An earlier stage may have removed siblings before it (the old record puts
+    them back): the entry then follows another key in the document than in
+    the original, and below the comment or blank lines they had. A record
+    must depend only on the original (DESIGN §1), so it names the original's
+    sibling and its own lines alone, as reading the original would have
+    given. ``None`` when the removed siblings' own layout does not say so.
+    """
+    parent, here = _get(original, path[:-1]), _get(template, path[:-1])
+    if not isinstance(parent, dict) or not isinstance(here, dict):
+        return None
+    keys = list(parent)
+    at = keys.index(path[-1])
+    if layout.after == (keys[at - 1] if at else None):
+        return layout
+    start = keys.index(layout.after) + 1 if layout.after in keys[:at] else 0
+    if layout.after is not None and start == 0:
+        return None
+    skip = layout.skip
+    for key in keys[start:at]:
+        removed = layout_of(old.get(encode_path(original, (*path[:-1], key)) or ""))
+        if key in here or removed is None or not removed.placed:
+            return None
+        skip -= removed.skip
+    return replace(layout, after=keys[at - 1], skip=skip) if skip >= 0 else None
 
 
 def _changed(original: Any, target: Any, path: Path) -> bool:
@@ -217,23 +249,32 @@ def reorder(data: Any, section: Entries) -> None:
 
 def _reorder(parent: dict[Any, Any], anchors: dict[Any, str | None]) -> None:
     keys = [k for k in parent if k not in anchors]
-
-    def put(name: Any, seen: frozenset[Any]) -> None:
-        if name in keys:
-            return
-        anchor = anchors[name]
-        if anchor in anchors and anchor not in seen:
-            put(anchor, seen | {name})
-        if anchor is None:
-            keys.insert(0, name)
-        else:
-            keys.insert(keys.index(anchor) + 1 if anchor in keys else len(keys), name)
-
     for name in anchors:
-        put(name, frozenset())
+        for placed in reversed(_chain(name, anchors, keys)):
+            anchor = anchors[placed]
+            if anchor is None:
+                keys.insert(0, placed)
+            else:
+                keys.insert(keys.index(anchor) + 1 if anchor in keys else len(keys), placed)
     items = [(k, parent[k]) for k in keys]
     parent.clear()
     parent.update(items)
+
+
+def _chain(name: Any, anchors: dict[Any, str | None], keys: list[Any]) -> list[Any]:
+    """``name``, the entry it follows, the one that follows, … up to one already placed or
+    seen: placed last to first. A loop, not recursion: the record is the repository's, and
+    a chain of thousands of entries must not exhaust the stack."""
+    chain: list[Any] = []
+    seen: set[Any] = set()
+    while name not in keys:
+        chain.append(name)
+        anchor = anchors[name]
+        if anchor not in anchors or anchor in seen:
+            break
+        seen.add(name)
+        name = anchor
+    return chain
 
 
 def _get(data: Any, path: Path) -> Any:
