@@ -1,6 +1,7 @@
 """Golden cases of tests/cases/stages-*/ and tests/cases/hami-*/, run as tests/test_golden.py
 runs its groups: ``tfpolicy apply`` through the real entry point, then re-applying the
-policy changes nothing and the built-in ``rollback`` gives the original back.
+policy changes nothing and the built-in ``rollback`` gives the original back (or the case's
+``rollback.yaml``, where its policy renames HAMi's resources: rollback must know them too).
 
 Regenerate with ``TFPOLICY_UPDATE_GOLDEN=1 pytest tests/test_stages_golden.py`` and
 review the diff.
@@ -64,6 +65,8 @@ def test_rollback_restores(case: Path, run: Runner) -> None:
     original = case / "original.yaml"
     if not original.is_file():
         original = case / "input.yaml"
-    code, out, err = run(["apply", "-p", "rollback", _rel(case / "expected.yaml")])
+    rollback = case / "rollback.yaml"
+    policy = _rel(rollback) if rollback.is_file() else "rollback"
+    code, out, err = run(["apply", "-p", policy, _rel(case / "expected.yaml")])
     assert code in (0, 1), err
     assert _docs(out) == _docs(original.read_text())

@@ -154,19 +154,25 @@ def webhook_traps(
 
 def _view(template: Mapping[str, Any], owner_kind: str, hashed: bool | None,
           names: GpuResources) -> _Pod:
-    meta = template.get("metadata") or {}
+    # A GPU template whose metadata, labels or annotations are not maps is the stage's
+    # located error (not-a-mapping); here they are only read, as holding nothing.
+    meta = _map(template.get("metadata"))
     gpus = []
     for index, container in enumerate(containers(template)):
         found = gpu_resource_names(container, names)
         if found:
             gpus.append((index, found[0]))
-    labels = {str(k): str(v) for k, v in (meta.get("labels") or {}).items()}
+    labels = {str(k): str(v) for k, v in _map(meta.get("labels")).items()}
     # The counter keys on the label, whatever the owner kind (§11 row 3).
     hashed = hashed if hashed is not None else carries_template_hash(owner_kind, labels)
     return _Pod(
         labels=labels,
-        annotations={str(k): str(v) for k, v in (meta.get("annotations") or {}).items()},
+        annotations={str(k): str(v) for k, v in _map(meta.get("annotations")).items()},
         gpu_containers=tuple(gpus),
         owner_kind=owner_kind,
         pod_template_hash=hashed,
     )
+
+
+def _map(value: Any) -> Mapping[Any, Any]:
+    return value if isinstance(value, Mapping) else {}

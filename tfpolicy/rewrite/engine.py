@@ -43,11 +43,14 @@ class PolicySet:
     hami: frozenset[str] = frozenset(HAMI_RESOURCES)  # HAMi's names, a policy's renamed ones too
     # markers(), made once: the pipeline asks for them per file (fix reads thousands).
     _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    # The resources a record may give back: those a stage of this run could remove.
+    _recorded: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         markers = (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
                    *self.registry.markers(), OWN)
         object.__setattr__(self, "_markers", markers)
+        object.__setattr__(self, "_recorded", self.gpus.name_set | self.hami)
 
     @classmethod
     def of(cls, policies: list[Policy]) -> PolicySet:
@@ -61,6 +64,10 @@ class PolicySet:
     def markers(self) -> tuple[str, ...]:
         """A document containing none of these cannot be a GPU workload."""
         return self._markers
+
+    def recorded(self) -> frozenset[str]:
+        """The resources a record may give back (:mod:`tfpolicy.stages.trust`)."""
+        return self._recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +159,7 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
             policies: PolicySet, report: _Reporter
             ) -> tuple[Any, dict[str, Any] | None, list[Note]]:
     """The template as the user wrote it, and the stage's target for it."""
-    original, notes = undo(view.template)
+    original, notes = undo(view.template, policies.recorded())
     if original is None:
         return None, None, notes
     settings = owner.settings_for(lambda m: not misses(m, subject))

@@ -22,6 +22,7 @@ from tfpolicy.stages.keys import RECORDS
 from tfpolicy.stages.keys import TF as TF
 from tfpolicy.stages.record import SECTIONS as SECTIONS
 from tfpolicy.stages.record import Usage as Usage
+from tfpolicy.stages.record import surrogate_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,13 +126,22 @@ def bad_names(template: Any) -> list[Note]:
     notes = []
     for index, container in enumerate(containers(template)):
         name = container.get("name")
-        if not isinstance(name, str) or not name or name in seen:
-            what = "has no name" if not isinstance(name, str) or not name else "repeats a name"
+        what = _bad_name(name, seen)
+        if what is not None:
             path = ("spec", "containers", index, "name")
             notes.append(Note(Severity.ERROR, "invalid-container-name",
                               f"container {index} {what}: Kubernetes refuses the pod", path))
         seen.add(str(name))
     return notes
+
+
+def _bad_name(name: Any, seen: set[str]) -> str | None:
+    if not isinstance(name, str) or not name:
+        return "has no name"
+    if name in seen:
+        return "repeats a name"
+    surrogate = surrogate_in(name)  # not text: the record and inject-container cannot hold it
+    return None if surrogate is None else f"has a name holding {surrogate}"
 
 
 def _count_message(resource: str, value: Any, container: str) -> str:

@@ -217,23 +217,32 @@ def reorder(data: Any, section: Entries) -> None:
 
 def _reorder(parent: dict[Any, Any], anchors: dict[Any, str | None]) -> None:
     keys = [k for k in parent if k not in anchors]
-
-    def put(name: Any, seen: frozenset[Any]) -> None:
-        if name in keys:
-            return
-        anchor = anchors[name]
-        if anchor in anchors and anchor not in seen:
-            put(anchor, seen | {name})
-        if anchor is None:
-            keys.insert(0, name)
-        else:
-            keys.insert(keys.index(anchor) + 1 if anchor in keys else len(keys), name)
-
     for name in anchors:
-        put(name, frozenset())
+        for placed in reversed(_chain(name, anchors, keys)):
+            anchor = anchors[placed]
+            if anchor is None:
+                keys.insert(0, placed)
+            else:
+                keys.insert(keys.index(anchor) + 1 if anchor in keys else len(keys), placed)
     items = [(k, parent[k]) for k in keys]
     parent.clear()
     parent.update(items)
+
+
+def _chain(name: Any, anchors: dict[Any, str | None], keys: list[Any]) -> list[Any]:
+    """``name``, the entry it follows, the one that follows, … up to one already placed or
+    seen: placed last to first. A loop, not recursion: the record is the repository's, and
+    a chain of thousands of entries must not exhaust the stack."""
+    chain: list[Any] = []
+    seen: set[Any] = set()
+    while name not in keys:
+        chain.append(name)
+        anchor = anchors[name]
+        if anchor not in anchors or anchor in seen:
+            break
+        seen.add(name)
+        name = anchor
+    return chain
 
 
 def _get(data: Any, path: Path) -> Any:

@@ -1,7 +1,8 @@
 """Writing a stage's keys with their record, and undoing them from it (DESIGN §1–2).
 
 ``stamp`` writes what a stage owns and records, key by key, what the user
-had there; ``undo`` reads the record back. A key the record does not name is
+had there; ``undo`` reads the record back, honouring only what a stage could
+have written (:mod:`tfpolicy.stages.trust`). A key the record does not name is
 the user's and neither function touches it, so ``rollback(stage(x)) == x``
 for any mix of user-written TensorFusion keys, and empty or null
 ``metadata`` / ``labels`` / ``annotations`` maps come back as they were.
@@ -9,6 +10,7 @@ for any mix of user-written TensorFusion keys, and empty or null
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,6 +20,7 @@ from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
 from tfpolicy.stages.layout import reorder
 from tfpolicy.stages.record import (
+    RESOURCE_DEPTH,
     WAS,
     Entries,
     Record,
@@ -25,8 +28,11 @@ from tfpolicy.stages.record import (
     decode,
     decode_legacy,
     encode,
-    recordable,
+    too_large,
+    unreadable,
+    unrecordable,
 )
+from tfpolicy.stages.trust import screen
 
 MAPS = ("labels", "annotations")
 
@@ -58,7 +64,13 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
     notes += _drop(annotations, writes.drop, record.annotations)
     for key in (k for k in writes.remove if k in annotations):
         record.annotations[key] = {WAS: annotations.pop(key)}
-    annotations[RECORD] = encode(record)
+    text = encode(record)
+    why = unreadable(text)  # so that the next run can read what this one writes
+    if why is not None:
+        message = f"{RECORD} would be {why}; tfpolicy does not write it"
+        return None, [Note(Severity.ERROR, "unrecordable-value", message,
+                           ("metadata", "annotations"))]
+    annotations[RECORD] = text
     return template, notes
 
 
@@ -69,8 +81,10 @@ def with_layout(target: dict[str, Any], section: Entries) -> bool:
     text = annotations.get(RECORD)
     if not isinstance(text, str):
         return False
-    record = replace(decode(text), layout=section)
-    annotations[RECORD] = encode(record)
+    encoded = encode(replace(decode(text), layout=section))
+    if too_large(encoded):
+        return False  # the values come back all the same, written the usual way
+    annotations[RECORD] = encoded
     return True
 
 
@@ -86,9 +100,12 @@ class Undone(dict[str, Any]):
         self.record = record
 
 
-def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
+def undo(template: dict[str, Any],
+         resources: Container[str]) -> tuple[dict[str, Any] | None, list[Note]]:
     """The template as it was before tfpolicy touched it (``None`` if that cannot be known);
-    an :class:`Undone` when tfpolicy had written to it.
+    an :class:`Undone` when tfpolicy had written to it. Of the record, only what a stage
+    could have written is undone, the GPU resources among ``resources`` (the rest is
+    reported, :mod:`tfpolicy.stages.trust`).
 
     With no record to undo, that is ``template`` itself, not a copy: it is
     only read (every stage copies what it writes), and copying every
@@ -99,16 +116,17 @@ def undo(template: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Note]]:
     original = clone(template)
     annotations = annotations_of(original)
     texts = {key: annotations.pop(key) for key in (RECORD, LEGACY_RECORD) if key in annotations}
+    key = next(iter(texts))
+    path = ("metadata", "annotations", key)
     try:
         record = decode(texts[RECORD]) if RECORD in texts else _legacy(texts, original)
     except ValueError as exc:
-        key = next(iter(texts))
-        path = ("metadata", "annotations", key)
         return None, [Note(Severity.ERROR, "bad-record", f"cannot read {key}: {exc}", path)]
+    record, notes = screen(record, resources, path)
     for name in MAPS:
         _restore_keys(original, name, getattr(record, name))
     _close_maps(original, record.maps)
-    notes = _restore_resources(original, record.resources)
+    notes += _restore_resources(original, record.resources)
     reorder(original, record.layout)
     return Undone(original, record), notes
 
@@ -124,9 +142,26 @@ def _unrecordable(template: dict[str, Any], writes: Writes) -> list[Note]:
                "annotations": {*writes.annotations, *writes.drop, *writes.remove}}
     for name, keys in touched.items():
         found = _get(meta, name) or {}
-        for key in sorted(k for k in keys if k in found and not recordable(found[k])):
-            message = f"{key} holds a value tfpolicy cannot record; write it as a string"
-            return [Note(Severity.ERROR, "unrecordable-value", message, ("metadata", name, key))]
+        for key in sorted(k for k in keys if k in found):
+            why = unrecordable(found[key])
+            if why is not None:
+                return [Note(Severity.ERROR, "unrecordable-value", f"{key} {why}",
+                             ("metadata", name, key))]
+    return _unrecordable_resources(template, writes.resources)
+
+
+def _unrecordable_resources(template: dict[str, Any], usage: Usage) -> list[Note]:
+    """An error at the first removed resource whose value cannot be recorded (a GPU count
+    was checked whole before; HAMi's priority, say, was not)."""
+    index = {str(c.get("name", "")): i for i, c in enumerate(containers(template))}
+    for name, sections in usage.items():
+        for section, entries in sections.items():
+            for resource, value in entries.items():
+                why = unrecordable(value, RESOURCE_DEPTH)
+                if why is not None:
+                    path = ("spec", "containers", index[name], "resources", section, resource)
+                    return [Note(Severity.ERROR, "unrecordable-value",
+                                 f"{resource} in container {name!r} {why}", path)]
     return []
 
 
@@ -226,7 +261,26 @@ def _restore_resources(template: dict[str, Any], usage: Usage) -> list[Note]:
             message = f"container {name!r} recorded in {RECORD} no longer exists"
             notes.append(Note(Severity.WARNING, "record-container-missing", message))
             continue
-        resources = container.setdefault("resources", {})
+        resources = child_map(container, "resources") if container.get("resources") is None \
+            else container["resources"]
         for section, entries in sections.items():
-            resources.setdefault(section, {}).update(entries)
+            found = resources.get(section) if isinstance(resources, dict) else None
+            if isinstance(resources, dict) and found is None:
+                found = resources[section] = {}
+            if not isinstance(found, dict):
+                notes.append(_unrestorable(template, name, resources, section))
+                break
+            found.update(entries)
     return notes
+
+
+def _unrestorable(template: dict[str, Any], name: str, resources: Any, section: str) -> Note:
+    """The GPU resources cannot go back where the record says: the place is not a map."""
+    items = template["spec"]["containers"]  # containers() found the named one in this list
+    index = next(i for i, c in enumerate(items) if isinstance(c, dict)
+                 and str(c.get("name", "")) == name)
+    where = "resources" if not isinstance(resources, dict) else f"resources.{section}"
+    path: tuple[str | int, ...] = ("spec", "containers", index, *where.split("."))
+    message = (f"cannot give back the GPU resources {RECORD} keeps for container {name!r}: "
+               f"its {where} is not a mapping")
+    return Note(Severity.ERROR, "not-a-mapping", message, path)

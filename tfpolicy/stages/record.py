@@ -26,16 +26,38 @@ So the template alone says which keys are tfpolicy's: without a record,
 every key on it is the user's. A record of the older form
 (``tfpolicy.dev/original-gpu-resources``, the resources alone) is still
 read: the owned keys present were then written by tfpolicy.
+
+The record comes from the repository, so it is read as untrusted input
+(docs/record.md): bounded in size and nesting before it is parsed, and
+refused when it holds a surrogate code point (UTF-8 cannot write one back);
+what it may name is screened by :mod:`tfpolicy.stages.trust`.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 SECTIONS = ("limits", "requests")
 WAS = "was"
+# Kubernetes refuses an object whose annotations together pass 256 KiB
+# (apimachinery pkg/api/validation/objectmeta.go, TotalAnnotationSizeLimitB), so
+# no record a cluster holds is larger; a longer one is not read at all.
+MAX_BYTES = 256 * 1024
+# The format nests four deep (resources → container → section → resource → value);
+# the user's values it keeps are strings. Room for a little more, no further: the
+# depth is counted before json.loads, whose recursion a deep array would exhaust.
+MAX_DEPTH = 8
+ENTRY_DEPTH = 3  # a label's or annotation's value: {"labels": {key: {"was": value}}}
+RESOURCE_DEPTH = 4  # a resource's value: {"resources": {container: {section: {name: value}}}}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 # container name -> "limits"/"requests" -> resource name -> original YAML value
 Usage = dict[str, dict[str, dict[str, Any]]]
@@ -58,6 +80,11 @@ def encode(record: Record) -> str:
     return _dump({name: part for name, part in parts.items() if part})
 
 
+def too_large(text: str) -> bool:
+    """``text``, as a record, would be over :data:`MAX_BYTES` in UTF-8."""
+    return len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
+
+
 def decode(text: Any) -> Record:
     data = _load(text)
     if not isinstance(data, dict):
@@ -75,12 +102,24 @@ def decode_legacy(text: Any) -> Usage:
     return _usage(_load(text))
 
 
-def recordable(value: Any) -> bool:
-    """``value`` comes back equal from the record's JSON (no dates, NaN, non-string keys)."""
+def unrecordable(value: Any, within: int = ENTRY_DEPTH) -> str | None:
+    """Why ``value`` cannot be kept in a record, ``within`` levels deep, or ``None``: it must
+    come back equal from the record's JSON (no dates, NaN, non-string keys), be text UTF-8
+    can write, and leave the record readable (:data:`MAX_DEPTH`)."""
     try:
-        return bool(json.loads(_dump(value)) == value)
+        text = _dump(value)
+        same = bool(json.loads(text) == value)
     except (TypeError, ValueError):
-        return False
+        same = False
+    if not same:
+        return "holds a value tfpolicy cannot record; write it as a string"
+    surrogate = _SURROGATE.search(text)
+    if surrogate:
+        return (f"holds {_named(surrogate.group())}, which UTF-8 cannot write; write the "
+                "character itself")
+    if _depth(text) + within > MAX_DEPTH:
+        return "holds a value nested too deep for tfpolicy's record; write it as a string"
+    return None
 
 
 def _dump(data: Any) -> str:
@@ -90,10 +129,51 @@ def _dump(data: Any) -> str:
 def _load(text: Any) -> Any:
     if not isinstance(text, str):
         raise ValueError("expected a JSON string")
+    _bounded(text)
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
+    # json.loads turns an escaped surrogate that has no partner into one code point
+    surrogate = _ESCAPED_SURROGATE.search(text) and _SURROGATE.search(_dump(data))
+    if surrogate:
+        raise ValueError(f"holds {_named(surrogate.group())}, which is not a character")
+    return data
+
+
+def _bounded(text: str) -> None:
+    why = unreadable(text)
+    if why is not None:
+        raise ValueError(why)
+
+
+def unreadable(text: str) -> str | None:
+    """Why ``text`` is refused before it is parsed, or ``None``: larger or deeper than any
+    record tfpolicy writes, or holding a surrogate code point (the YAML reader lets
+    ``"\\ud83d"`` through)."""
+    if too_large(text):
+        return f"larger than {MAX_BYTES // 1024} KiB, the most Kubernetes lets annotations hold"
+    if _depth(text) > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels, more than its format has"
+    surrogate = surrogate_in(text)
+    return None if surrogate is None else f"holds {surrogate}, which is not a character"
+
+
+def surrogate_in(text: str) -> str | None:
+    """The first surrogate code point in ``text``, named, or ``None``."""
+    found = None if text.isascii() else _SURROGATE.search(text)
+    return None if found is None else _named(found.group())
+
+
+def _depth(text: str) -> int:
+    """How deep ``text``'s arrays and objects nest (brackets inside JSON strings do not
+    count), without parsing it: in C, not a Python loop per bracket."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def _named(char: str) -> str:
+    return f"the surrogate code point U+{ord(char):04X}"
 
 
 def _is_entries(value: Any) -> bool:

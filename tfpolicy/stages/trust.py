@@ -1,0 +1,109 @@
+"""What a record may make tfpolicy do: undo its own writes, and nothing else (issue 24 §2).
+
+The record (:mod:`tfpolicy.stages.record`) is read from the repository, so
+anyone who can edit a manifest can edit it. Undoing it restores what it
+names; were that obeyed for any key, a pull request could change a selector
+label or a CPU limit through tfpolicy. So an entry is only honoured where a
+stage could have written it (DESIGN §4a, docs/record.md):
+
+- labels and annotations a stage owns (:mod:`tfpolicy.stages.keys`), and the
+  HAMi annotations rightsize removes when it converts HAMi's share;
+- GPU resources: the names tfpolicy knows as GPUs for this run (the
+  providers' and the policies' ``gpuResources``) and HAMi's resources (its
+  chart's names and a policy's renamed ones): what rightsize removes;
+- the maps a stage created, which were absent or null: ``{}`` or
+  ``{"was": null}`` for ``metadata``, ``labels`` or ``annotations``.
+
+Every other entry is left out and named in a warning; the rest of the record
+is undone as usual. ``layout`` needs no screen: it never decides data (a
+recorded line that reads as another value is not used).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import replace
+from typing import Any
+
+from tfpolicy.findings import Severity
+from tfpolicy.gpus.resources import HAMI_ANNOTATIONS
+from tfpolicy.stages.common import Note
+from tfpolicy.stages.keys import OWNED_ANNOTATIONS, OWNED_LABELS
+from tfpolicy.stages.record import WAS, Entries, Record, Usage
+
+LABELS = OWNED_LABELS
+ANNOTATIONS = OWNED_ANNOTATIONS | frozenset(HAMI_ANNOTATIONS)
+MAPS = frozenset({"metadata", "labels", "annotations"})
+RULE = "record-entry-ignored"
+
+
+def screen(record: Record, resources: Container[str],
+           where: tuple[str, ...]) -> tuple[Record, list[Note]]:
+    """``record`` with only the entries a stage could have written, and a warning (located
+    at ``where``, the record's annotation) for each one left out."""
+    labels, notes = _keys(record.labels, LABELS, "label", where)
+    annotations, more = _keys(record.annotations, ANNOTATIONS, "annotation", where)
+    maps, made = _maps(record.maps, where)
+    usage, removed = _resources(record.resources, resources, where)
+    notes += more + made + removed
+    if not notes:
+        return record, []
+    return replace(record, labels=labels, annotations=annotations, maps=maps,
+                   resources=usage), notes
+
+
+def _keys(entries: Entries, owned: frozenset[str], what: str,
+          where: tuple[str, ...]) -> tuple[Entries, list[Note]]:
+    kept = {key: entry for key, entry in entries.items() if key in owned}
+    notes = [_ignored(f"the {what} {_short(key)}, which no stage writes", where)
+             for key in sorted(entries) if key not in owned]
+    return kept, notes
+
+
+def _maps(entries: Entries, where: tuple[str, ...]) -> tuple[Entries, list[Note]]:
+    """A stage creates a map only where there was none, or a null one (:func:`stamp`)."""
+    kept = {name: entry for name, entry in entries.items() if _created(name, entry)}
+    notes = [_ignored(f"the {_short(name)} map as {_short(entries[name])}, which no stage "
+                      "writes (it creates a map only in place of none or null)", where)
+             for name in sorted(entries) if name not in kept]
+    return kept, notes
+
+
+def _created(name: str, entry: dict[str, Any]) -> bool:
+    return name in MAPS and (WAS not in entry or entry[WAS] is None)
+
+
+def _resources(usage: Usage, gpus: Container[str],
+               where: tuple[str, ...]) -> tuple[Usage, list[Note]]:
+    kept: Usage = {}
+    notes = []
+    for name, sections in usage.items():
+        for section, entries in sections.items():
+            for resource in entries:
+                if resource in gpus:
+                    kept.setdefault(name, {}).setdefault(section, {})[resource] = \
+                        entries[resource]
+                else:
+                    notes.append(_ignored(
+                        f"{_short(resource)} in the {section} of container {_short(name)}, "
+                        f"which is not a GPU resource{_hint(resource)}", where))
+    return kept, sorted(notes, key=lambda note: note.message)
+
+
+def _hint(resource: str) -> str:
+    """An extended resource may be a GPU the policies do not name (a rollback policy must
+    name the ``gpuResources`` the stage had); Kubernetes' own resources never are."""
+    domain, slash, _ = resource.partition("/")
+    if not slash or domain == "kubernetes.io" or domain.endswith(".kubernetes.io"):
+        return ""
+    return " the policies name (if it is one, add it to gpuResources)"
+
+
+def _ignored(entry: str, where: tuple[str, ...]) -> Note:
+    message = f"the record names {entry}: ignored, not restored"
+    return Note(Severity.WARNING, RULE, message, where)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
