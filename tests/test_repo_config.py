@@ -57,7 +57,7 @@ def test_validate_never_prints_the_file_it_was_pointed_at(tmp_path: Path) -> Non
     assert result.stdout == ""  # exit 2: findings go to stderr
     assert SECRET not in result.stderr and "s3cr3t" not in result.stderr
     assert result.stderr.startswith(f"{tmp_path / 'secret.txt'}:1:1: [error] ")
-    assert "is not of type 'object'" in result.stderr
+    assert "the document is a string, not a policy mapping" in result.stderr
 
 
 def test_validate_findings_go_to_stderr_when_it_exits_2(tmp_path: Path) -> None:

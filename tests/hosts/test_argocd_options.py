@@ -72,11 +72,12 @@ def test_helm_options_reach_helm_template(tmp_path: Path) -> None:
     code, out, err = _cmp(app, "generate", tmp_path, ARGOCD_APP_PARAMETERS=json.dumps(params))
     assert code == 0, err
     args = _calls(tmp_path)[-1]
-    inline = args[args.index("values-prod.yaml") + 2]
-    assert args == ["template", "serving", ".", "--namespace", "ml-serving",
-                    "--values", "values-prod.yaml", "--values", inline,
-                    "--set", "a=1", "--set", "image.tag=v2", "--kube-version", "1.32.4",
-                    "--api-versions", "apps/v1", "--api-versions", "batch/v1"]
+    inline = args[args.index("--values=values-prod.yaml") + 1].removeprefix("--values=")
+    # Each flag and its value in one argument: no value can be read as a flag of its own.
+    assert args == ["template", "serving", ".", "--namespace=ml-serving",
+                    "--values=values-prod.yaml", f"--values={inline}",
+                    "--set=a=1", "--set=image.tag=v2", "--kube-version=1.32.4",
+                    "--api-versions=apps/v1", "--api-versions=batch/v1"]
     assert not Path(inline).exists()  # the inline values' scratch file is gone
     assert "tensor-fusion.ai/enabled" in out
 

@@ -8,7 +8,6 @@ while memory stays flat however long the stream is.
 from __future__ import annotations
 
 import re
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from tfpolicy.commands.outdir import destinations, write_outputs
 from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.sources import STDIN, manifest_files
+from tfpolicy.files.stream import copy_out
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.rewrite.pipeline import PIECE_BYTES, transform_stream
 
@@ -68,8 +68,7 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
         shown.close()
         emit_findings(findings, run.fmt, err=True)
         spool.seek(0)
-        shutil.copyfileobj(spool, sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        copy_out(spool)  # all of it, or exit 141: a short write must not end in exit 0
     return ExitCode.FINDINGS if has_errors(findings) else ExitCode.OK
 
 

@@ -3,14 +3,13 @@
 stdout carries the manifest stream only, written once everything passed;
 findings go to stderr; any failure exits non-zero with a one-line reason,
 so ArgoCD never receives an empty render with exit 0 (reference/hosts.md
-§3.3, §7.1).
+§3.3, §7.1), nor a cut-off one: a reader gone part-way is exit 141.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tfpolicy import yamlio
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import load_policy_set
+from tfpolicy.files.stream import write_out
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.hosts.appsource import Source, check_links, dependencies, render
 from tfpolicy.hosts.argocd import settings
@@ -59,7 +59,7 @@ def generate() -> int:
         return ExitCode.FINDINGS
     if not any(_CONTENT.search(chunk) for chunk in chunks):
         raise TfpolicyError("the app folder rendered no Kubernetes objects")
-    sys.stdout.write("".join(chunks))
+    write_out("".join(chunks))  # all of it, or exit 141 (tfpolicy.files.stream)
     return ExitCode.OK
 
 

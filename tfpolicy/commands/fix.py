@@ -14,8 +14,8 @@ import click
 
 from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
-from tfpolicy.errors import ExitCode
-from tfpolicy.files.output import Writes, clean_stale
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.output import Kept, Writes, clean_stale
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
@@ -35,10 +35,15 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
         _, findings, _ = rewrite_files(run, paths, keep_unchanged=False, keep_changes=False,
                                        each=_staged(writes, taken))
         clean_stale(taken.real_folders(), keep=writes.temps())
-        moved = writes.commit(written.append)
+        try:
+            moved = writes.commit(written.append)
+        except TfpolicyError:  # a writer's bytes kept aside are reported even then
+            emit_findings([_kept(*pair) for pair in writes.conflicts()], run.fmt, err=True)
+            raise
+        kept = [_kept(*pair) for pair in writes.conflicts()]
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
-    findings += [_moved(name) for name in moved]
+    findings += [_moved(name) for name in moved] + kept
     emit_findings(findings, run.fmt, err=True)
     return ExitCode.FINDINGS if taken.changed or has_errors(findings) else ExitCode.OK
 
@@ -80,6 +85,18 @@ def _staged(writes: Writes, taken: Taken) -> Callable[[Rewrite], None]:
 
 def _bytes(rewrite: Rewrite) -> bytes:
     return (BOM if rewrite.bom else b"") + rewrite.text.encode("utf-8")
+
+
+def _kept(name: str, copy: Kept) -> Finding:
+    """Another program wrote to a file between fix's last check and its replacement (or
+    held it open to write): fix's version is in place, the other program's bytes are
+    kept beside it; nothing is lost."""
+    why = ("was open for writing by another program when fix replaced it: what that "
+           "program writes goes to" if copy.open else
+           "changed while fix replaced it: the version with the other change is kept in")
+    return Finding(Severity.ERROR, f"{why} {os.path.relpath(copy.path)}, fix's rewrite is in "
+                   "place (merge the copy, remove it, run fix again)", "changed-during-fix",
+                   file=name, line=1, column=1)
 
 
 def _moved(name: str) -> Finding:

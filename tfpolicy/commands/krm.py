@@ -13,6 +13,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.stream import write_out
 from tfpolicy.hosts import krm as function
 
 
@@ -23,6 +24,5 @@ def krm() -> int:
         output = function.run(yamlio.decode(sys.stdin.buffer.read(), "<stdin>"), Path.cwd())
     except TfpolicyError as exc:  # still answer with a ResourceList (hosts.md §7.1)
         output = function.failure(exc)
-    sys.stdout.write(output.text)
-    sys.stdout.flush()
+    write_out(output.text)  # all of it, or exit 141: kpt must not take part of a list
     return ExitCode.FINDINGS if output.failed else ExitCode.OK

@@ -19,6 +19,7 @@ from tfpolicy.commands.common import emit_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import STDIN, load_policy_set, read_text
+from tfpolicy.files.stream import write_out
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
 from tfpolicy.policy.config import find_config
@@ -41,7 +42,7 @@ def transform_stream(config: str) -> int:
     emit_findings(result.findings, "text", err=True)
     if has_errors(result.findings):
         return ExitCode.FINDINGS
-    sys.stdout.write(result.text)
+    write_out(result.text)  # all of it, or exit 141 (tfpolicy.files.stream)
     return ExitCode.OK
 
 

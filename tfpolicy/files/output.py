@@ -11,9 +11,16 @@ The contract (README, ``fix``):
   so which error is reported does not depend on that overlap: a file the
   engine refuses first, then the first target refused, then the first temp
   file that could not be written.
-* **Concurrent edits win.** Just before a file is replaced, its size,
-  mtime and content hash are compared with what was read; if it changed,
-  it is left alone and reported.
+* **Concurrent edits win, or are kept and reported.** Just before a file
+  is replaced, its size, mtime and content hash are compared with what was
+  read; if it changed, it is left alone and reported. The replacement
+  itself is an exchange (``renameat2(RENAME_EXCHANGE)``): the new file takes
+  the name and the old one, whatever it holds at that instant, takes the
+  temp file's name instead of vanishing. Once every file is through (and the
+  folders synced), each old file is compared with what was read once more:
+  unchanged, it is removed; changed (a writer got in between the last check
+  and the exchange), it is kept as ``NAME.tfpolicy-conflict`` beside the
+  file and reported (exit 1). docs/hosts.md says what remains possible.
 * **Old or new, never half.** Every temp file is written, then one
   ``syncfs`` per file system (``flush``) makes them all durable (one flush
   per run instead of an fsync per file, which cost ~3 ms each), then each
@@ -36,18 +43,23 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import fcntl
 import os
 import random
 import re
+import signal
 import stat
 import sys
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
+from typing import NamedTuple
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import Seen, unchanged
+from tfpolicy.files.sources import Seen, unchanged, unchanged_fd
 from tfpolicy.files.targets import Planner, Target
 
 SUFFIX = ".tfpolicy"
@@ -76,6 +88,7 @@ class Writes:
         self._planner = Planner(cwd)
         self._staged: list[_Staged] = []
         self._renamed: list[bool] = []
+        self._kept: dict[int, Kept] = {}  # conflict copies, by position in _staged
         self._refused: TfpolicyError | None = None  # the first target fix must not write
         self._failed: TfpolicyError | None = None  # the first temp file not written
         self._prefix = f".%s.{os.getpid()}."
@@ -106,6 +119,12 @@ class Writes:
     def temps(self) -> set[str]:
         return {item.temp for item in self._staged}
 
+    def conflicts(self) -> list[tuple[str, Kept]]:
+        """Files replaced while another program wrote to them after the last check (or
+        held them open): each by its given name, with where its old file, the other
+        program's bytes in it, is kept. Known once ``commit`` ran, even when it raised."""
+        return [(self._staged[index].shown, kept) for index, kept in sorted(self._kept.items())]
+
     def commit(self, written: Callable[[str], None]) -> list[str]:
         """Replace every target still as it was read, or raise the error held; each file
         replaced goes to ``written`` and those changed meanwhile are returned, in order,
@@ -113,7 +132,7 @@ class Writes:
         error = self._refused or self._failed
         if error is not None:
             raise error
-        self._renamed = _commit_all(self._staged)
+        self._renamed = _commit_all(self._staged, self._kept)
         for item, replaced in zip(self._staged, self._renamed, strict=True):
             if replaced:
                 written(item.shown)
@@ -194,9 +213,10 @@ def _load_syncfs() -> Callable[[int], int] | None:
 _syncfs = _load_syncfs()
 
 
-def _commit_all(staged: list[_Staged]) -> list[bool]:
+def _commit_all(staged: list[_Staged], conflicts: dict[int, Kept] | None = None) -> list[bool]:
     """Rename each staged file in (and whether it was), every temp file's bytes flushed
-    first; each folder is synced once, even on error.
+    first; each folder is synced once, even on error; then each old file is settled
+    (``_settle``), a conflict copy's path going to ``conflicts`` by position.
 
     A rename over a file mostly waits on the file system's journal, not the
     CPU: eight at a time, 3,000 renames took 0.4 s where one by one took 4 to
@@ -206,18 +226,23 @@ def _commit_all(staged: list[_Staged]) -> list[bool]:
     folders = _folders(staged)  # where the temps are, beside their targets
     if folders:  # every temp file's bytes on disk before the first rename
         flush(folders)
-    outcomes: list[bool | TfpolicyError] = [False] * len(staged)
+    outcomes: list[_Done | TfpolicyError] = [_Done.LEFT] * len(staged)
     try:
-        with ThreadPoolExecutor(max_workers=_RENAMERS) as pool:
-            for start, done in enumerate(pool.map(_commit_each, _dealt(staged))):
-                outcomes[start::_RENAMERS] = done
-        for outcome in outcomes:  # the first error, once all are through
-            if isinstance(outcome, TfpolicyError):
-                raise outcome
-        return [outcome is True for outcome in outcomes]
-    finally:
-        for folder in sorted(folders):
-            sync_folder(folder)
+        try:
+            with ThreadPoolExecutor(max_workers=_RENAMERS) as pool:
+                for start, done in enumerate(pool.map(_commit_each, _dealt(staged))):
+                    outcomes[start::_RENAMERS] = done
+        finally:
+            for folder in sorted(folders):
+                sync_folder(folder)
+    finally:  # even on error: an old file a writer changed must not be lost with the run
+        kept = _settle_all(staged, outcomes)
+        if conflicts is not None:
+            conflicts.update(kept)
+    for outcome in outcomes:  # the first error, once all are through
+        if isinstance(outcome, TfpolicyError):
+            raise outcome
+    return [outcome in (_Done.SWAPPED, _Done.REPLACED) for outcome in outcomes]
 
 
 def _stage(target: Target, prefix: str) -> _Staged:
@@ -289,9 +314,9 @@ def _dealt(staged: list[_Staged]) -> list[list[_Staged]]:
     return [staged[start::_RENAMERS] for start in range(_RENAMERS)]
 
 
-def _commit_each(items: list[_Staged]) -> list[bool | TfpolicyError]:
+def _commit_each(items: list[_Staged]) -> list[_Done | TfpolicyError]:
     """Each of ``items`` committed in turn, an error kept in its place."""
-    outcomes: list[bool | TfpolicyError] = []
+    outcomes: list[_Done | TfpolicyError] = []
     for item in items:
         try:
             outcomes.append(_commit(item))
@@ -300,15 +325,207 @@ def _commit_each(items: list[_Staged]) -> list[bool | TfpolicyError]:
     return outcomes
 
 
-def _commit(staged: _Staged) -> bool:
-    """Rename the temp file over the target unless the target changed since it was read."""
+class _Done(Enum):
+    """What became of one staged file."""
+
+    LEFT = "left"  # changed before the last check (or gone): not replaced
+    SWAPPED = "swapped"  # replaced; the old file now has the temp file's name
+    REPLACED = "replaced"  # replaced, the old file gone: no hard links here
+
+
+def _commit(staged: _Staged) -> _Done:
+    """Put the temp file in the target's place unless the target changed since it was read."""
     if not unchanged(staged.real, staged.seen):
-        return False
+        return _Done.LEFT
     try:
-        os.replace(staged.temp, staged.real)
+        return _swap(staged.temp, staged.real)
+    except FileNotFoundError:  # removed since the check: not brought back
+        return _Done.LEFT
     except OSError as exc:
         raise TfpolicyError(f"cannot replace: {exc.strerror}", file=staged.shown) from None
+
+
+def _swap(temp: str, real: str) -> _Done:
+    """``real`` gets the new bytes and ``temp`` the old file, in one atomic exchange where
+    the file system has one; else the old file is linked aside first (a window of two
+    calls in which another program's own rename over ``real`` would be lost)."""
+    if _exchange(temp, real):
+        return _Done.SWAPPED
+    spare = _spare_name(temp)
+    try:
+        os.link(real, spare, follow_symlinks=False)
+    except FileNotFoundError:
+        raise
+    except OSError:  # no hard links on this file system: replaced, nothing to look at after
+        os.replace(temp, real)
+        return _Done.REPLACED
+    try:
+        os.replace(temp, real)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(spare)
+        raise
+    os.replace(spare, temp)  # the temp name is free again: the old file takes it
+    return _Done.SWAPPED
+
+
+def _spare_name(temp: str) -> str:
+    """A second unused temp name beside ``temp``, of the same shape (so a killed run's is
+    cleaned up like any temp file)."""
+    return (f"{temp.removesuffix(SUFFIX)}.{os.getpid()}."
+            f"{''.join(_NAMES.choices(_LETTERS, k=8))}{SUFFIX}")
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2  # linux/fs.h
+_UNSUPPORTED = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP})
+
+
+def _exchange(temp: str, real: str) -> bool:
+    """Swap the two names atomically (Linux 3.15, glibc 2.28); False where the kernel,
+    the C library or the file system (NFS, some FUSE) has no exchange."""
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(temp), _AT_FDCWD, os.fsencode(real),
+                  _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in _UNSUPPORTED:
+        return False
+    raise OSError(code, os.strerror(code), real)
+
+
+def _load_renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
+    if sys.platform != "linux":
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                         ctypes.c_uint]
+    function.restype = ctypes.c_int
+    found: Callable[[int, bytes, int, bytes, int], int] = function
+    return found
+
+
+_renameat2 = _load_renameat2()
+
+CONFLICT = ".tfpolicy-conflict"  # not a temp file's shape: never cleaned up
+
+
+class Kept(NamedTuple):
+    """An old file kept beside its target, and why."""
+
+    path: str
+    open: bool  # another program still had it open for writing; else its bytes changed
+
+
+def _settle_all(staged: list[_Staged], outcomes: list[_Done | TfpolicyError]) -> dict[int, Kept]:
+    """Each swapped-out old file removed, or kept where a writer changed it after the last
+    check or still holds it open; the kept copies by position. Dealt out to the threads
+    as the renames are (one future per thread, not per file)."""
+    if _Done.SWAPPED not in outcomes:
+        return {}
+    found: dict[int, Kept] = {}
+    with _lease_breaks_ignored(), ThreadPoolExecutor(max_workers=_RENAMERS) as pool:
+        for start, kept in enumerate(pool.map(
+                lambda start: _settle_each(staged, outcomes, start), range(_RENAMERS))):
+            found.update((start + _RENAMERS * n, copy) for n, copy in kept)
+    for folder in sorted({os.path.dirname(copy.path) for copy in found.values()}):
+        sync_folder(Path(folder))
+    return found
+
+
+def _settle_each(staged: list[_Staged], outcomes: list[_Done | TfpolicyError],
+                 start: int) -> list[tuple[int, Kept]]:
+    """The swapped files of one thread's share (every ``_RENAMERS``-th from ``start``)
+    settled; the kept ones by their place in that share."""
+    kept = []
+    for n, (item, done) in enumerate(zip(staged[start::_RENAMERS], outcomes[start::_RENAMERS],
+                                         strict=True)):
+        copy = _settle(item) if done is _Done.SWAPPED else None
+        if copy is not None:
+            kept.append((n, copy))
+    return kept
+
+
+def _settle(item: _Staged) -> Kept | None:
+    """The old file, now at the temp name: removed if nobody has it open for writing and
+    it is still what was read, else kept beside the target under a name of its own.
+
+    "Nobody has it open" is a write lease (Linux ``F_SETLEASE``), granted only when
+    no other descriptor is open on the file, and held while the bytes are compared
+    and the name removed: a writer that opened the file before the exchange and
+    writes only now still finds its bytes kept. Where leases are not available
+    (another owner, NFS), the bytes alone decide.
+    """
+    try:
+        fd = os.open(item.temp, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # gone (not by us): nothing left to keep
+    try:
+        held = _lease(fd)
+        still = held is not False and unchanged_fd(fd, item.seen)
+        if still:
+            with contextlib.suppress(OSError):
+                os.unlink(item.temp)
+            return None
+    finally:
+        os.close(fd)  # and with it the lease
+    try:
+        return Kept(_keep(item.temp, item.real), held is False)
+    except OSError:  # it stays under its temp name, which the report names
+        return Kept(item.temp, held is False)
+
+
+def _lease(fd: int) -> bool | None:
+    """A write lease on ``fd``'s file: True, taken; False, another descriptor is open on
+    it; None, not to be had here (not Linux, not the owner, a file system without)."""
+    if not hasattr(fcntl, "F_SETLEASE"):
+        return None
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return None
     return True
+
+
+@contextlib.contextmanager
+def _lease_breaks_ignored() -> Iterator[None]:
+    """SIGIO ignored while leases are held: a lease broken by someone opening the old
+    file would otherwise end the process (SIGIO's default); the opener only waits
+    until the lease is let go, a few system calls later."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+            signal, "SIGIO"):
+        yield
+        return
+    before = signal.signal(signal.SIGIO, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGIO, before)
+
+
+def _keep(old: str, real: str) -> str:
+    """``old`` renamed to ``real`` + CONFLICT (+ a number when a copy is there already)."""
+    for number in range(1, 100):
+        kept = real + CONFLICT + ("" if number == 1 else f".{number}")
+        try:
+            os.link(old, kept, follow_symlinks=False)  # never over an earlier copy
+        except FileExistsError:
+            continue
+        except OSError:
+            if os.path.lexists(kept):
+                continue
+            os.rename(old, kept)
+            return kept
+        with contextlib.suppress(OSError):
+            os.unlink(old)
+        return kept
+    return old  # a hundred copies already: it stays under its temp name
 
 
 def sync_folder(folder: Path) -> None:

@@ -94,13 +94,21 @@ def unchanged(path: str, seen: Seen) -> bool:
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            info = os.fstat(fd)
-            if not seen.stamped(info):
-                return False
-            data = _read_to_end(fd, info.st_size)
-        finally:
-            os.close(fd)
+    except OSError:
+        return False
+    try:
+        return unchanged_fd(fd, seen)
+    finally:
+        os.close(fd)
+
+
+def unchanged_fd(fd: int, seen: Seen) -> bool:
+    """``unchanged`` of a file already open, read from its start; unreadable is changed."""
+    try:
+        info = os.fstat(fd)
+        if not seen.stamped(info):
+            return False
+        data = _read_to_end(fd, info.st_size)
     except OSError:
         return False
     return len(data) <= MAX_FILE_BYTES and Seen.of(info, data) == seen

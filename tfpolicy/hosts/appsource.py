@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
+from tfpolicy.hosts.names import flag, namespace, release_name
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -87,9 +88,11 @@ def _kustomize() -> list[str]:
 def _helm(env: Mapping[str, str], release: str | None) -> list[str]:
     if not shutil.which("helm"):
         raise TfpolicyError("Chart.yaml found, but helm is not installed in the plugin sidecar")
-    command = ["helm", "template", release or env.get("ARGOCD_APP_NAME") or "release", "."]
+    name = release or release_name(env.get("ARGOCD_APP_NAME") or "release", "ARGOCD_APP_NAME")
+    command = ["helm", "template", name, "."]
     if env.get("ARGOCD_APP_NAMESPACE"):
-        command += ["--namespace", env["ARGOCD_APP_NAMESPACE"]]
+        command.append(flag("namespace", namespace(env["ARGOCD_APP_NAMESPACE"],
+                                                   "ARGOCD_APP_NAMESPACE")))
     return command
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs
+from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
 from tfpolicy.policy.config import find_config
@@ -59,8 +60,9 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
     stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
-    namespace = (env.get("ARGOCD_APP_NAMESPACE") or (config.namespace if config else None)
-                 or "default")
+    given = env.get("ARGOCD_APP_NAMESPACE")
+    namespace = ((namespace_name(given, "ARGOCD_APP_NAMESPACE") if given else None)
+                 or (config.namespace if config else None) or "default")
     return Settings(refs, base, str(stage) if stage else None, namespace, root,
                     render_options(params, cwd, root))
 

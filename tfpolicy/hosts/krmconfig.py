@@ -4,10 +4,11 @@ kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
 (reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
 as written, here our ``MigrationPolicy``. With no functionConfig the
 project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
-Policy paths resolve against the package (the folder kpt names in each item's
-``internal.config.kubernetes.io/package-path``, else the working directory), so
-a render is the same wherever kpt runs, and must stay inside it, symlinks
-resolved. ``stage`` moves every policy, as the ArgoCD plugin's parameter does.
+Policy paths resolve against the package (the folder kpt names in the root
+Kptfile's ``internal.config.kubernetes.io/package-path``, when a Kptfile of
+that name is there, else the working directory), so a render is the same
+wherever kpt runs, and must stay inside it, symlinks resolved. ``stage`` moves
+every policy, as the ArgoCD plugin's parameter does.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import confine_refs, load_policy_set
+from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
 from tfpolicy.policy.config import find_config
 from tfpolicy.policy.model import Policy
@@ -39,10 +41,45 @@ def package_root(items: Any, cwd: Path) -> Path:
     for item in items if isinstance(items, list) else []:
         annotations = _annotations(item)
         path = annotations.get(_PACKAGE_PATH)
-        if item.get("kind") == "Kptfile" and annotations.get(
+        if isinstance(item, dict) and item.get("kind") == "Kptfile" and annotations.get(
                 "internal.config.kubernetes.io/path") == "Kptfile" and isinstance(path, str):
-            return Path(path)
+            return _package(path, item)
     return cwd
+
+
+def _package(path: str, kptfile: dict[str, Any]) -> Path:
+    """The folder ``path`` names, when it is the package this Kptfile item came from.
+
+    kpt writes the annotation itself, an absolute path, over whatever the file
+    said (checked with kpt 1.0.0-beta.56). From kustomize ``--enable-exec`` or a
+    stream (``kpt fn eval -``) it is whatever the resource says, and ``/`` or
+    ``../..`` would widen the folder policies are read from to the whole
+    machine. So it counts only when absolute and holding a Kptfile of the
+    same name; anything else is refused, never taken.
+    """
+    folder = Path(path)
+    name = _mapping(kptfile.get("metadata")).get("name")
+    if folder.is_absolute() and isinstance(name, str) and name and (
+            _kptfile_name(folder / "Kptfile") == name):
+        return folder
+    raise TfpolicyError(f"{_PACKAGE_PATH} {brief(path)} does not name the kpt package of "
+                        "this ResourceList's Kptfile (an absolute folder holding a Kptfile "
+                        "of the same name): no policy is read from it")
+
+
+def _kptfile_name(path: Path) -> str | None:
+    """The ``metadata.name`` of the Kptfile at ``path``; None when there is none to read."""
+    try:
+        data = yamlio.parse_document(read_text(str(path)), file=str(path)).data
+    except (TfpolicyError, ValueError):
+        return None
+    name = _mapping(data).get("metadata") if isinstance(data, dict) else None
+    found = _mapping(name).get("name")
+    return found if isinstance(found, str) else None
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:

@@ -38,10 +38,12 @@ def plugin_script(python: str) -> str:
 
     A shebang on line 1 is required: kustomize execs the file directly
     (kustomize #5501); ``sh`` quoting copes with spaces in the path, which a
-    ``#!<python>`` line could not.
+    ``#!<python>`` line could not. The arguments come after ``--``: past the config
+    file, kustomize adds the transformer config's ``argsOneLiner`` and
+    ``argsFromFile``, which the repository writes, so none may be an option.
     """
     call = ("import sys; from tfpolicy.cli import main; "
-            'sys.exit(main(["kustomize", "transform", *sys.argv[1:]]))')
+            'sys.exit(main(["kustomize", "transform", "--", *sys.argv[1:]]))')
     return ("#!/bin/sh\n"
             "# tfpolicy legacy kustomize exec plugin, installed by "
             "`tfpolicy kustomize install-plugin`.\n"

@@ -22,6 +22,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import inside
+from tfpolicy.hosts.names import flag, local_file, release_name
 
 LOAD_RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 
@@ -36,34 +37,41 @@ class RenderOptions:
     load_restrictor: str | None = None
 
     def helm_args(self, env: Mapping[str, str], inline: Path | None) -> list[str]:
-        """``helm template`` flags in ArgoCD's order: value files, inline values, then --set."""
-        args = [arg for f in self.value_files for arg in ("--values", f)]
-        args += ["--values", str(inline)] if inline is not None else []
-        args += [arg for key, value in self.sets for arg in ("--set", f"{key}={value}")]
+        """``helm template`` flags in ArgoCD's order: value files, inline values, then --set;
+        each one ``--flag=value`` argument (``tfpolicy.hosts.names``)."""
+        args = [flag("values", f) for f in self.value_files]
+        args += [flag("values", str(inline))] if inline is not None else []
+        args += [flag("set", f"{key}={value}") for key, value in self.sets]
         if env.get("KUBE_VERSION"):
-            args += ["--kube-version", env["KUBE_VERSION"]]
+            args.append(flag("kube-version", env["KUBE_VERSION"]))
         versions = [v for v in env.get("KUBE_API_VERSIONS", "").split(",") if v.strip()]
-        return args + [arg for v in versions for arg in ("--api-versions", v.strip())]
+        return args + [flag("api-versions", v.strip()) for v in versions]
 
     def kustomize_args(self) -> list[str]:
         args = ["--enable-helm"] if self.enable_helm else []
-        return args + (["--load-restrictor", self.load_restrictor] if self.load_restrictor
+        return args + ([flag("load-restrictor", self.load_restrictor)] if self.load_restrictor
                        else [])
 
 
+_VALUE_FILES = "the plugin parameter 'helm-value-files'"
+_RELEASE = "the plugin parameter 'helm-release-name'"
+
+
 def render_options(params: Mapping[str, Any], folder: Path, root: Path) -> RenderOptions:
-    files = tuple(str(f) for f in _list(params, "helm-value-files"))
+    files = tuple(local_file(str(f), _VALUE_FILES) for f in _list(params, "helm-value-files"))
     for name in files:
-        if "://" in name or not inside(folder / name, root.resolve()):
+        if not inside(folder / name, root.resolve()):
             raise TfpolicyError(f"helm value file {name!r} must be a file inside the repository",
-                                file="the plugin parameter 'helm-value-files'")
+                                file=_VALUE_FILES)
     restrictor = _string(params, "kustomize-load-restrictor") or None
     if restrictor is not None and restrictor not in LOAD_RESTRICTORS:
         raise TfpolicyError(f"kustomize-load-restrictor must be one of "
                             f"{', '.join(LOAD_RESTRICTORS)}, not {restrictor!r}")
     sets = params.get("helm-parameters") or {}
+    release = _string(params, "helm-release-name")
     return RenderOptions(
-        _string(params, "helm-release-name") or None, files, _string(params, "helm-values"),
+        release_name(release, _RELEASE) if release else None, files,
+        _string(params, "helm-values"),
         tuple(sorted((str(k), str(v)) for k, v in sets.items())) if isinstance(sets, dict)
         else (), _string(params, "kustomize-enable-helm").lower() == "true", restrictor)
 

@@ -6,7 +6,7 @@ root of the repository ArgoCD unpacked), at the user's home, and at a
 filesystem boundary: without those stops a folder outside any repository
 would take a ``.tfpolicy.yaml`` from anywhere above it, up to ``/``.
 
-Policy paths in the file are relative to it and must stay inside its
+The file itself, and the policy paths in it, must stay inside its
 repository (the folder with ``.git`` above it, else the file's own folder),
 symlinks resolved: a config is data a repository ships, and must not make
 tfpolicy read the files of whoever runs it.
@@ -19,8 +19,8 @@ from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import confine_refs
-from tfpolicy.policy.schema import validate
+from tfpolicy.files.sources import confine_refs, inside
+from tfpolicy.policy.schema import shape, validate
 
 FILENAME = ".tfpolicy.yaml"
 
@@ -111,9 +111,18 @@ def _home() -> Path | None:
 
 
 def load_config(path: Path, root: Path | None = None) -> ProjectConfig:
-    """The config in ``path``; its policy paths must resolve inside ``root``."""
+    """The config in ``path``; it and its policy paths must resolve inside ``root``.
+
+    The config itself too: a ``.tfpolicy.yaml`` that is a symlink to a file
+    outside the repository would otherwise be read, and its content, a
+    runner's file, quoted in the error that it is no config.
+    """
+    top = (root or path.parent).resolve()
+    if not inside(path, top):
+        raise TfpolicyError(f"a symlink to a file outside the repository ({top}): a project "
+                            "config is read only inside it", file=str(path))
     try:
-        data_bytes = path.read_bytes()
+        data_bytes = path.resolve().read_bytes()
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=str(path)) from None
     text = yamlio.decode(data_bytes, str(path))
@@ -124,6 +133,9 @@ def load_config(path: Path, root: Path | None = None) -> ProjectConfig:
         raise TfpolicyError(f"{len(docs)} YAML documents: a project config is one document",
                             file=str(path), line=docs[1][0].line + 1)
     config = docs[0][1].data if docs else {}
+    if not isinstance(config, dict):  # by its shape: never quote what the file holds
+        raise TfpolicyError(f"the document is {shape(config)}, not a project config mapping "
+                            "($)", file=str(path))
     for violation in validate(config, "config"):
         raise TfpolicyError(f"{violation.message} ({violation.json_path})", file=str(path))
     policies = tuple(config.get("policies", []))

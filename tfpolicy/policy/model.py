@@ -13,7 +13,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import HAMI, Hami
-from tfpolicy.policy.schema import validate
+from tfpolicy.policy.schema import shape, validate
 from tfpolicy.policy.selectors import Selector
 from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
 from tfpolicy.workloads.kinds import Shape
@@ -117,6 +117,10 @@ class PolicyInvalid(TfpolicyError):
 
 def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
     """Schema violations and bad quantities of one policy document, as error findings."""
+    alien = _not_a_policy(data)
+    if alien is not None:
+        line, col = locate(alien[0])
+        return [_error(alien[1], file, line, col, "")]
     found = []
     for violation in validate(data, "policy"):
         line, col = locate(violation.path)
@@ -127,6 +131,23 @@ def check_policy(data: Any, file: str, locate: Locator) -> list[Finding]:
         found.extend(_kind_errors(data, file, locate))
         found.extend(_hami_errors(data, file, locate))
     return found
+
+
+def _not_a_policy(data: Any) -> tuple[tuple[str, ...], str] | None:
+    """Where and why a document is no MigrationPolicy at all, by its shape alone.
+
+    Schema messages quote values; of a file that is not a policy (an explicit
+    ``-p`` may name any file) they would print its content, ``'root:x:0:0:…'
+    is not of type 'object'``. A document that says it is a MigrationPolicy
+    is the user's policy, and its short values may be quoted.
+    """
+    if not isinstance(data, dict):
+        return (), f"the document is {shape(data)}, not a policy mapping ($)"
+    if data.get("kind") != "MigrationPolicy":
+        where: tuple[str, ...] = ("kind",) if "kind" in data else ()
+        return where, ("the document is a mapping without kind: MigrationPolicy, not a "
+                       "policy ($.kind)")
+    return None
 
 
 def _hami_errors(data: Any, file: str, locate: Locator) -> list[Finding]:
@@ -178,9 +199,14 @@ def _error(message: str, file: str, line: int, col: int, policy: str) -> Finding
                    line=line + 1, column=col + 1)
 
 
+_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
+
+
 def _name_of(data: Any) -> str:
+    """The policy's name for its findings, only when it is a name (never a long value)."""
     meta = data.get("metadata") if isinstance(data, Mapping) else None
-    return str(meta.get("name", "")) if isinstance(meta, Mapping) else ""
+    name = meta.get("name", "") if isinstance(meta, Mapping) else ""
+    return name if isinstance(name, str) and _NAME.fullmatch(name) else ""
 
 
 # Per-GPU maxima, as the schema's numbers have them: far above any GPU TensorFusion knows

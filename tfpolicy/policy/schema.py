@@ -132,6 +132,22 @@ def _types(value: Any) -> str:
 _SHORT = 40
 
 
+def shape(value: Any) -> str:
+    """What a value is, and nothing of what it holds: for a document that is no policy at
+    all, whose every word may be some other file's content (``-p /etc/passwd``)."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__} value"
+
+
 def brief(value: Any) -> str:
     """A value as a message may show it: short scalars as written, anything else by its shape."""
     if isinstance(value, dict):
