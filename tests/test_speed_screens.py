@@ -31,17 +31,21 @@ LINE = st.lists(st.sampled_from(PIECES), max_size=5).map(" ".join)
 LINES = st.lists(LINE, min_size=1, max_size=6)
 
 
+_SIMPLE_FLOW = re.compile(r"""(?:[\[\]{}, ]|: |"[^"\\\n]*"|'[^'\n]*'|[A-Za-z0-9_./+=-])*""")
+
+
 def _plain_forms(text: str) -> bool:
     """allow._forms as plain rules, line by line: the indicator pattern; a line whose some
-    opener has no closer after it; a line whose some opener precedes a comment."""
+    opener has no closer after it; a line whose flow part holds more than simple tokens."""
     if allow._INDICATOR.search("\n" + text):
         return True
     for line in text.split("\n"):
         for at, char in enumerate(line):
             if char in "[{" and not any(c in "]}" for c in line[at:]):
                 return True
-            if char in "[{" and re.search(r"\s#", line[at:]):
-                return True
+        first = min((line.find(c) for c in "[{" if c in line), default=-1)
+        if first >= 0 and not _SIMPLE_FLOW.fullmatch(line, first + 1):
+            return True
     return False
 
 
@@ -70,6 +74,7 @@ def test_a_long_line_of_brackets_is_screened_in_one_pass() -> None:
     text = f"a: {line}\n"
     assert not allow._forms(text)  # closed on its line, no comment
     assert allow._forms(f"a: {line}[\n") and allow._forms(f"a: {line} #\n")
+    assert not allow._forms(f"a: {'[b, ' * 50_000}c{']' * 50_000}\n")
     assert not allow.admitted(text)  # over MAX_LINE characters: libyaml's
 
 

@@ -42,8 +42,10 @@ though it does for rapidyaml); an empty key (a ``:`` opening a token,
 ``: v``); an explicit key (``?``); a merge key (``<<``); a block scalar
 header other than ``|`` or ``>`` with at most a chomping indicator (``-``,
 ``+``) before a comment or the line's end (``|2``, ``|1:30``, ``|x``); a
-flow collection left open at a line's end, or with a comment after its opener
-on its line (``{name: t #x}``: the comment hides the closing bracket).
+flow collection left open at a line's end; a line whose flow collection holds
+anything but brackets, commas, ``": "``, blanks, plain words of
+``[A-Za-z0-9_./+=-]`` and quoted scalars without escapes (a comment hides
+the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``).
 
 Scalars: the typing screens of scalars.py (YAML 1.1's types against
 rapidyaml's JSON) are the last word.
@@ -74,9 +76,12 @@ _INDICATOR = re.compile(r"[@`!&*:?<|>\]},](?<=[\s\[{,].)"
 # next bracket or the line's end only (possessive), so a line is read once however many
 # brackets it holds.
 _OPEN_FLOW = re.compile(r"[\[{][^\[\]{}\n]*+$", re.MULTILINE)
-# A comment after a flow opener on its line: from the line's start to its first opener,
-# then on to a "#" after a blank, each part possessive; searched in "\n" + text.
-_FLOW_COMMENT = re.compile(r"\n[^\[{\n]*+[\[{](?:[^\n#]|(?<=\S)#)*+#")
+# A line whose flow collection holds more than the simple tokens: from the line's start to
+# its first opener, then brackets, commas, ": ", blanks, plain words and quoted scalars
+# without escapes; a match stops short of the line's end. Possessive: one pass per line.
+_FLOW_LINE = re.compile(r"\n[^\[{\n]*+[\[{]"
+                        r"""(?:[\[\]{}, ]|: |"[^"\\\n]*+"|'[^'\n]*+'|[A-Za-z0-9_./+=-])*+"""
+                        r"(?!\n|\Z)")
 
 
 def declined(text: str) -> bool:
@@ -118,5 +123,4 @@ def _forms(text: str) -> bool:
         return True
     if "[" not in text and "{" not in text:
         return False
-    return _OPEN_FLOW.search(text) is not None or ("#" in text and
-                                                   _FLOW_COMMENT.search(lines) is not None)
+    return _OPEN_FLOW.search(text) is not None or _FLOW_LINE.search(lines) is not None
