@@ -39,6 +39,10 @@ def _plain_forms(text: str) -> bool:
     opener has no closer after it; a line whose flow part holds more than simple tokens."""
     if allow._INDICATOR.search("\n" + text):
         return True
+    for match in allow._AT_TOKEN.finditer("\n" + text):
+        before = ("\n" + text)[:match.start()].rstrip(" ")
+        if before[-1] in "\n[{,:?-":
+            return True
     for line in text.split("\n"):
         for at, char in enumerate(line):
             if char in "[{" and not any(c in "]}" for c in line[at:]):

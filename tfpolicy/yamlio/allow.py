@@ -34,18 +34,24 @@ escape goes to libyaml: it refuses surrogates (``\\ud83d``), and ``\\N``,
 ``\\L``, ``\\P``, ``\\_``, ``\\x..``, ``\\u....`` spell characters, and a
 backslash at a line's end folds the line.
 
-Layouts (``forms``), each found on one line: a directive (``%``); a token
-opening with ``@``, a backquote, ``!`` (a tag), ``&`` or ``*`` (an anchor or
-alias, whatever follows: ``& x`` too); a token opening with ``]``, ``}`` or
-``,`` after a blank (a stray closing bracket opens no plain scalar for libyaml,
-though it does for rapidyaml); an empty key (a ``:`` opening a token,
-``: v``); an explicit key (``?``); a merge key (``<<``); a block scalar
-header other than ``|`` or ``>`` with at most a chomping indicator (``-``,
-``+``) before a comment or the line's end (``|2``, ``|1:30``, ``|x``); a
-flow collection left open at a line's end; a line whose flow collection holds
-anything but brackets, commas, ``": "``, blanks, plain words of
-``[A-Za-z0-9_./+=-]`` and quoted scalars without escapes (a comment hides
-the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``).
+Layouts (``forms``), each found on one line:
+
+- a directive (``%``);
+- where a token may open (at a line's start after blanks, after a flow
+  indicator, or after ``:``, ``?`` or ``-`` and blanks): a token opening
+  with ``@``, a backquote, ``!`` (a tag), ``&`` or ``*`` (an anchor or alias,
+  whatever follows: ``& x`` too); with ``]``, ``}`` or ``,`` after a blank (a
+  stray closing bracket opens no plain scalar for libyaml, though it does for
+  rapidyaml); with a block scalar header other than ``|`` or ``>`` with at
+  most a chomping indicator (``-``, ``+``) before a comment or the line's end
+  (``|2``, ``|1:30``, ``|x``). Inside a scalar (``a > 2``, ``"58 2 * * *"``)
+  both readers read these alike;
+- anywhere: ``:`` or ``?`` after a blank and before a blank or a flow
+  indicator (an empty key ``: v``, an explicit key), ``<<`` (a merge key);
+- a flow collection left open at a line's end; a line whose flow collection
+  holds anything but brackets, commas, ``": "``, blanks, plain words of
+  ``[A-Za-z0-9_./+=-]`` and quoted scalars without escapes (a comment hides
+  the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``).
 
 Scalars: the typing screens of scalars.py (YAML 1.1's types against
 rapidyaml's JSON) are the last word.
@@ -66,12 +72,15 @@ _CATEGORIES = frozenset("LMNPS")
 # A backslash run whose last backslash escapes something outside the safe set (or the
 # text's end): possessive, so each run is looked at once.
 _UNSAFE_ESCAPE = re.compile(r'(?<!\\)(?:\\\\)*+\\(?![\\"nt/])')
-# A token opening with an indicator libyaml reads otherwise (see the module), after a
-# line's start, a blank or a flow indicator; searched in "\n" + text. The indicator opens
-# the pattern, so the regex engine skips to the next one at once.
-_INDICATOR = re.compile(r"[@`!&*:?<|>\]},](?<=[\s\[{,].)"
-                        r"(?:(?<=[@`!&*])|(?<=\s[\]},])|(?<=[:?])(?=[\s\]},]|$)|(?<=<)<"
-                        r"|(?<=[|>])(?![-+]?(?: +#| *$)))", re.MULTILINE)
+# An indicator libyaml reads otherwise (see the module), after a line's start, a blank or
+# a flow indicator; searched in "\n" + text. The indicator opens the pattern, so the regex
+# engine skips to the next one at once. ": " and "? " after a blank, and "<<", count
+# wherever they stand (": " ends a plain scalar anywhere); the others only where a token
+# opens (``_opens_token``): inside a scalar ("a > 2", "58 2 * * *") both read them alike.
+_INDICATOR = re.compile(r"[:?<](?<=[\s\[{,].)(?:(?<=[:?])(?=[\s\]},]|$)|(?<=<)<)", re.MULTILINE)
+_AT_TOKEN = re.compile(r"[@`!&*|>\]},](?<=[\s\[{,].)"
+                       r"(?:(?<=[@`!&*])|(?<=\s[\]},])|(?<=[|>])(?![-+]?(?: +#| *$)))")
+_TOKEN_OPENERS = frozenset("\n[{,:?-")
 # A flow collection whose last bracket on the line opens: searched from each opener to the
 # next bracket or the line's end only (possessive), so a line is read once however many
 # brackets it holds.
@@ -116,10 +125,21 @@ def _escapes(text: str) -> bool:
     return "\\" not in text or _UNSAFE_ESCAPE.search(text) is None
 
 
+def _opens_token(lines: str, at: int) -> bool:
+    """Whether a token may open at ``at``: only blanks between it and a line's start, a flow
+    indicator, or a ``:``, ``?`` or ``-`` (a superset: ``a- *b`` counts too)."""
+    at -= 1
+    while lines[at] == " ":  # lines[0] is "\n": the loop stops there at the latest
+        at -= 1
+    return lines[at] in _TOKEN_OPENERS
+
+
 def _forms(text: str) -> bool:
     """An indicator layout or an open flow collection (see the module)."""
     lines = "\n" + text
     if _INDICATOR.search(lines) is not None:
+        return True
+    if any(_opens_token(lines, m.start()) for m in _AT_TOKEN.finditer(lines)):
         return True
     if "[" not in text and "{" not in text:
         return False
