@@ -31,7 +31,10 @@ LINE = st.lists(st.sampled_from(PIECES), max_size=5).map(" ".join)
 LINES = st.lists(LINE, min_size=1, max_size=6)
 
 
-_SIMPLE_FLOW = re.compile(r"""(?:[\[\]{}, ]|: |"[^"\\\n]*"|'[^'\n]*'|[A-Za-z0-9_./+=-])*""")
+_SIMPLE_FLOW = re.compile(r"""(?:[\[\]{}, ]|: |"[^"\\\n]*"|'[^'\n]*'|[A-Za-z0-9_./+=()$-])*""")
+
+
+_QUOTED_PREFIX = re.compile(r"""(?:[^\[{"'\n]|"[^"\\\n]*"|'[^'\n]*')*""")
 
 
 def _plain_forms(text: str) -> bool:
@@ -47,8 +50,12 @@ def _plain_forms(text: str) -> bool:
         for at, char in enumerate(line):
             if char in "[{" and not any(c in "]}" for c in line[at:]):
                 return True
-        first = min((line.find(c) for c in "[{" if c in line), default=-1)
-        if first >= 0 and not _SIMPLE_FLOW.fullmatch(line, first + 1):
+        prefix = _QUOTED_PREFIX.match(line)
+        assert prefix is not None
+        rest = line[prefix.end():]
+        if rest[:1] in ("'", '"') and ("[" in rest or "{" in rest):
+            return True
+        if rest[:1] in ("[", "{") and not _SIMPLE_FLOW.fullmatch(rest, 1):
             return True
     return False
 

@@ -50,7 +50,7 @@ Layouts (``forms``), each found on one line:
   indicator (an empty key ``: v``, an explicit key), ``<<`` (a merge key);
 - a flow collection left open at a line's end; a line whose flow collection
   holds anything but brackets, commas, ``": "``, blanks, plain words of
-  ``[A-Za-z0-9_./+=-]`` and quoted scalars without escapes (a comment hides
+  ``[A-Za-z0-9_./+=()$-]`` and quoted scalars without escapes (a comment hides
   the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``).
 
 Scalars: the typing screens of scalars.py (YAML 1.1's types against
@@ -79,18 +79,21 @@ _UNSAFE_ESCAPE = re.compile(r'(?<!\\)(?:\\\\)*+\\(?![\\"nt/])')
 # opens (``_opens_token``): inside a scalar ("a > 2", "58 2 * * *") both read them alike.
 _INDICATOR = re.compile(r"[:?<](?<=[\s\[{,].)(?:(?<=[:?])(?=[\s\]},]|$)|(?<=<)<)", re.MULTILINE)
 _AT_TOKEN = re.compile(r"[@`!&*|>\]},](?<=[\s\[{,].)"
-                       r"(?:(?<=[@`!&*])|(?<=\s[\]},])|(?<=[|>])(?![-+]?(?: +#| *$)))")
+                       r"(?:(?<=[@`!&*])|(?<=\s[\]},])|(?<=[|>])(?![-+]?(?: +#| *$)))",
+                       re.MULTILINE)
 _TOKEN_OPENERS = frozenset("\n[{,:?-")
 # A flow collection whose last bracket on the line opens: searched from each opener to the
 # next bracket or the line's end only (possessive), so a line is read once however many
 # brackets it holds.
 _OPEN_FLOW = re.compile(r"[\[{][^\[\]{}\n]*+$", re.MULTILINE)
-# A line whose flow collection holds more than the simple tokens: from the line's start to
-# its first opener, then brackets, commas, ": ", blanks, plain words and quoted scalars
-# without escapes; a match stops short of the line's end. Possessive: one pass per line.
-_FLOW_LINE = re.compile(r"\n[^\[{\n]*+[\[{]"
-                        r"""(?:[\[\]{}, ]|: |"[^"\\\n]*+"|'[^'\n]*+'|[A-Za-z0-9_./+=-])*+"""
-                        r"(?!\n|\Z)")
+# A line whose flow collection holds more than the simple tokens: from the line's start,
+# over quoted scalars closed on the line, to its first opener; then brackets, commas,
+# ": ", blanks, plain words and quoted scalars without escapes, a match stopping short of
+# the line's end; or an opener after a quote left open. Possessive: one pass per line.
+_FLOW_LINE = re.compile(r"""\n(?:[^\[{"'\n]|"[^"\\\n]*+"|'[^'\n]*+')*+"""
+                        r"""(?:["'][^\[{\n]*+[\[{]|[\[{]"""
+                        r"""(?:[\[\]{}, ]|: |"[^"\\\n]*+"|'[^'\n]*+'|[A-Za-z0-9_./+=()$-])*+"""
+                        r"(?!\n|\Z))")
 
 
 def declined(text: str) -> bool:
