@@ -41,6 +41,8 @@ class Workload:
     interval: int = 30
     profiling: bool = True  # False: only DCGM_FI_DEV_GPU_UTIL, as on GPUs without profiling
     extra: dict[str, str] = field(default_factory=dict)
+    cache: float = -1.0  # the peak share of a vLLM KV-cache pool in use; < 0: no such gauge
+    served: str = ""  # the model vLLM serves (its gauge's model_name label)
 
 
 def points(load: Workload, run: Run, gpu: int) -> Iterator[tuple[int, float, float]]:
@@ -78,4 +80,22 @@ def openmetrics(loads: list[Workload]) -> Iterator[str]:
                     for t, act, fb in points(load, run, gpu):
                         value = (act, round(act * 100), round(fb))[column - 1]
                         yield f"{name}{{{labels}}} {value} {t}\n"
+    yield from _cache_gauge([load for load in loads if load.cache >= 0])
     yield "# EOF\n"
+
+
+def _cache_gauge(loads: list[Workload]) -> Iterator[str]:
+    """vLLM's own ``vllm:kv_cache_usage_perc`` (a 0-1 share despite its name), as a
+    Prometheus scraping the pod with Kubernetes service discovery labels it: per pod, not
+    per GPU, highest at the diurnal peak."""
+    if not loads:
+        return
+    name = "vllm:kv_cache_usage_perc"
+    yield f"# TYPE {name} gauge\n"
+    for load in loads:
+        for run in load.runs:
+            labels = (f'engine="0",model_name="{load.served}",namespace="{load.namespace}",'
+                      f'pod="{run.pod}",container="{load.container}"')
+            for t, _, _ in points(load, run, 0):
+                phase = math.sin(2 * math.pi * ((t % DAY) / DAY - 0.25))
+                yield f"{name}{{{labels}}} {round(load.cache * (0.6 + 0.4 * phase), 4)} {t}\n"

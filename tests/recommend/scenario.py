@@ -43,3 +43,20 @@ def fleet() -> list[Workload]:
         Workload("other-team", "x", A100, (Run("not-in-the-manifests-0", 2 * DAY),),
                  activity=0.5, swing=0.1, fb_mib=1000),
     ]
+
+
+POOL_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def pool_fleet() -> list[Workload]:
+    """``examples/metrics/vllm-small-model.yaml``: vLLM serving a 0.5B model on an A100 80GB
+    with --gpu-memory-utilization 0.90, so DCGM shows about 90 % of the card (up to 73,728 MiB) in use
+    all day, while its own gauge says at most 5 % of its KV-cache pool holds sequences; and
+    the same server without the gauge (no PodMonitor on it), sized by the default budget."""
+    return [
+        Workload("ml-serving", "vllm", A100, (Run("qwen-small-vllm-5c7d9b8f6d-h2k4m", 2 * DAY),),
+                 activity=0.12, swing=0.05, fb_mib=68000, interval=15, cache=0.05,
+                 served=POOL_MODEL),
+        Workload("ml-serving", "vllm", A100, (Run("qwen-small-batch-7f9c6d5b8d-p4q9r", 2 * DAY),),
+                 activity=0.10, swing=0.05, fb_mib=68000, interval=15),
+    ]

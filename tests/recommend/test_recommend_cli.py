@@ -88,6 +88,7 @@ def server() -> Iterator[tuple[str, type[_Answers]]]:
           b'"matrix","result":[]}}', "warnings (partial data)"),
     (200, b'{"status":"success","data":{"resultType":"matrix","result":[{"metric":'
           b'{"pod":"x"},"values":[]}]}}', "without the namespace and pod labels"),
+    (200, b"[" * 100_000 + b"]" * 100_000, "activity query: the answer is nested too deep"),
 ])
 def test_prometheus_answers_that_cannot_be_used(server: tuple[str, type[_Answers]], status: int,
                                                 body: bytes, message: str) -> None:

@@ -16,6 +16,7 @@ from tfpolicy.admission import keys
 from tfpolicy.admission.config import NO_CONTROLLER
 from tfpolicy.admission.diff import join_path
 from tfpolicy.admission.native import containers, gpu_resource_names
+from tfpolicy.frameworks.traps import pool_traps
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.workloads.revisions import carries_template_hash
 
@@ -149,6 +150,7 @@ def webhook_traps(
     """Every trap in one pod template; ``owner_kind`` ``Pod`` means no controller."""
     pod = _view(template, owner_kind, pod_template_hash, resources or GpuResources())
     found = [trap for rule in TRAPS.values() for trap in rule(pod)]
+    found += [Trap(*trap) for trap in pool_traps(template)]  # issue 32: frameworks' pools
     return sorted(found, key=lambda t: (t.path, t.rule, t.message))
 
 

@@ -4,6 +4,7 @@ Reads everything first (manifests, then the metrics from ``--prometheus`` or
 ``--metrics``), so that bad input exits 2 with nothing written; the policy
 text is parsed back and checked against its schema before it is printed.
 Workloads left out are listed in the policy's header comment and on stderr.
+``-p`` policies add framework rows and model sizes (``recommend.hints``).
 """
 
 from __future__ import annotations
@@ -20,15 +21,24 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import read_documents
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.sources import read_text
+from tfpolicy.files.sources import load_policy_set, policy_source, read_text
 from tfpolicy.policy.schema import validate
+from tfpolicy.recommend import hints
 from tfpolicy.recommend.core import Settings, Usage, recommend
 from tfpolicy.recommend.manifests import gpu_workloads
 from tfpolicy.recommend.policy import blocks, header
 from tfpolicy.recommend.prometheus import fetch
 from tfpolicy.recommend.queries import queries, seconds
 from tfpolicy.recommend.series import parse_answer
-from tfpolicy.recommend.snapshot import KEYS, Snapshot, dumps, loads
+from tfpolicy.recommend.snapshot import (
+    KEYS,
+    MAX_BYTES,
+    OPTIONAL,
+    Snapshot,
+    dumps,
+    loads,
+    too_big,
+)
 
 
 @click.command()
@@ -51,23 +61,28 @@ from tfpolicy.recommend.snapshot import KEYS, Snapshot, dumps, loads
               help="With --prometheus: also write the answers as an offline metrics file.")
 @click.option("-n", "--namespace", default="default", show_default=True,
               help="Namespace for manifests that name none.")
+@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
+              help="Policies whose spec.frameworks and per-workload modelWeights / "
+                   "workingMemory size servers that pre-allocate a pool.")
 @click.argument("paths", nargs=-1, type=click.Path())
 def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | None,
                   step: str | None, end: float | None, quantile: float | None, margin: float,
                   qos: str, min_samples: int, timeout: float, save_metrics: str | None,
-                  namespace: str, paths: tuple[str, ...]) -> int:
+                  namespace: str, policies: tuple[str, ...], paths: tuple[str, ...]) -> int:
     """Right-size GPU workloads from their measured usage (TensorFusion's recommender)."""
     if (prometheus is None) == (metrics is None):
         raise TfpolicyError("give exactly one of --prometheus URL and --metrics FILE")
     if save_metrics is not None and prometheus is None:
         raise TfpolicyError("--save-metrics needs --prometheus")
-    workloads = gpu_workloads([d.data for d in read_documents(paths)], namespace)
+    hinted = _policies(policies)
+    workloads = gpu_workloads([d.data for d in read_documents(paths)], namespace,
+                              hints.frameworks(hinted), hints.sizes(hinted))
     if not workloads:
         raise TfpolicyError("no GPU workload in the manifests")
     snap = (_offline(metrics, window, step) if metrics is not None else
             _live(str(prometheus), sorted({w.id.namespace for w in workloads}),
                   end, window or "7d", step or "5m", timeout))
-    usage = Usage(*(parse_answer(snap.answers[k], f"{k} answer") for k in KEYS))
+    usage = Usage(*(parse_answer(snap.answers[k], f"{k} answer") for k in (*KEYS, *OPTIONAL)))
     span = seconds(snap.window) or 0
     result = recommend(workloads, usage, Settings(span, margin, quantile, qos, min_samples))
     docs, result = blocks(result, [w.id for w in workloads])
@@ -84,11 +99,28 @@ def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | Non
               file=sys.stderr)
     for note in result.notes:
         print(f"tfpolicy: [warning] {' '.join(note.split())}", file=sys.stderr)
+    for rec in result.recommended:  # the framework setting that fits, as a finding to apply
+        if rec.pool is not None and rec.pool.setting:
+            print(f"tfpolicy: [info] {rec.id}: {rec.pool.setting}", file=sys.stderr)
     sys.stdout.write(text)
     return ExitCode.OK
 
 
+def _policies(refs: tuple[str, ...]) -> list[dict[str, object]]:
+    """The schema-valid documents of ``-p`` (validation raises: exit 2)."""
+    if not refs:
+        return []
+    load_policy_set(list(refs))
+    found = []
+    for ref in refs:
+        file, text = policy_source(ref, Path("."))
+        found += [d for d in yamlio.load_all(text, file=file) if isinstance(d, dict)]
+    return found
+
+
 def _offline(file: str, window: str | None, step: str | None) -> Snapshot:
+    if file != "-" and os.path.isfile(file) and os.path.getsize(file) > MAX_BYTES:
+        raise TfpolicyError(too_big(os.path.getsize(file)), file=file)  # before reading it
     snap = loads(read_text(file), file)
     for name, given, held in (("--window", window, snap.window), ("--step", step, snap.step)):
         if given is not None and seconds(given) != seconds(held):

@@ -17,6 +17,7 @@ from typing import Any
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.keys import ENABLED_REPLICAS
+from tfpolicy.frameworks.traps import pool_traps
 from tfpolicy.plan.bridge import ISOLATION, native_request, tf_request
 from tfpolicy.plan.units import Unit
 from tfpolicy.scheduler import PodRequest
@@ -50,7 +51,9 @@ def unit_pods(unit: Unit, template: Mapping[str, Any], step: int,
         rest = admit(template, replace(ctx, taken_over=taken))
     if rest.rejected:
         return UnitPods(error=rest.error)
-    return _pods(unit, step, first, rest, taken, webhook)
+    found = _pods(unit, step, first, rest, taken, webhook)
+    pool = tuple(f"{unit.key}: {message}" for _, message, _ in pool_traps(template))  # issue 32
+    return replace(found, warnings=found.warnings + pool) if pool and taken else found
 
 
 def _taken(first: Admission, template: Mapping[str, Any], ctx: AdmissionContext,

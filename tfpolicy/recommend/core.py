@@ -5,7 +5,9 @@ activity × the model's peak TFLOPS (``gputable``) as TFLOPS samples of weight
 0.1, the framebuffer's 24-hour peaks as VRAM samples of weight 1.0, both
 decayed with half-life = window / 2 (the history period's half, §7.2), then
 the percentile recommender. Workloads with too little data, several or
-unknown GPU models, or no series are left out with the reason.
+unknown GPU models, or no series are left out with the reason. A workload whose
+server pre-allocates a memory pool has its VRAM sized from its model instead
+(``pool``, issue 32): its framebuffer is the pool, not the need.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from tfpolicy.frameworks.detect import Found
+from tfpolicy.frameworks.sizing import Given
 from tfpolicy.gpus import table as gputable
 from tfpolicy.recommend.histogram import Sample, decayed
 from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
+from tfpolicy.recommend.pool import PoolSizing, size
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules
 from tfpolicy.recommend.series import Series
 
@@ -32,6 +37,7 @@ class Usage:
     activity: list[Series]
     utilization: list[Series]
     framebuffer: list[Series]
+    cache: list[Series] = field(default_factory=list)  # KV-cache share in use, 0–1
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,8 @@ class Settings:
 class GpuWorkload:
     id: WorkloadId
     qos: str  # the template's tensor-fusion.ai/qos, "" when unset
+    framework: Found | None = None  # a GPU container's pre-allocating server
+    given: Given = field(default_factory=Given)  # the policy's modelWeights / workingMemory
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +74,8 @@ class Recommendation:
     vram: Pair  # bytes
     evidence: Evidence
     takeover: str = ""  # the reason when the peak is near a whole card
+    pool: PoolSizing | None = None  # VRAM sized from the model: the framework's pool
+    framework: Found | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,20 +106,21 @@ class _Mine:
     activity: dict[str, list[Series]] = field(default_factory=dict)  # pod -> series
     utilization: dict[str, list[Series]] = field(default_factory=dict)
     framebuffer: list[Series] = field(default_factory=list)
+    cache: list[Series] = field(default_factory=list)
 
 
 def _by_workload(usage: Usage, owners: dict[tuple[str, str], WorkloadId]) -> dict[
         WorkloadId, _Mine]:
     grouped: dict[WorkloadId, _Mine] = {}
     for kind, listed in (("a", usage.activity), ("u", usage.utilization),
-                         ("f", usage.framebuffer)):
+                         ("f", usage.framebuffer), ("c", usage.cache)):
         for series in listed:
             owner = owners.get((series.namespace, series.pod))
             if owner is None:
                 continue
             mine = grouped.setdefault(owner, _Mine())
-            if kind == "f":
-                mine.framebuffer.append(series)
+            if kind in "fc":
+                (mine.framebuffer if kind == "f" else mine.cache).append(series)
             else:
                 target = mine.activity if kind == "a" else mine.utilization
                 target.setdefault(series.pod, []).append(series)
@@ -146,11 +157,13 @@ def _one(workload: GpuWorkload, mine: _Mine, settings: Settings) -> Recommendati
     fb = [p for s in mine.framebuffer for p in s.points]
     if not fb:
         return "no framebuffer (DCGM_FI_DEV_FB_USED) series in the window"
-    return _recommendation(workload, info, activity, fb, settings)
+    cache = [v for s in mine.cache for _, v in s.points]
+    return _recommendation(workload, info, activity, fb, max(cache, default=None), settings)
 
 
 def _recommendation(workload: GpuWorkload, info: gputable.GpuInfo, activity: list[Series],
-                    fb: list[tuple[float, float]], settings: Settings) -> Recommendation:
+                    fb: list[tuple[float, float]], cache: float | None,
+                    settings: Settings) -> Recommendation | str:
     peak = float(Decimal(info.fp16_tflops))
     tflops = [(t, v * peak) for s in activity for t, v in s.points]
     compute_rule, vram_rule = rules(settings.target)
@@ -161,9 +174,19 @@ def _recommendation(workload: GpuWorkload, info: gputable.GpuInfo, activity: lis
     qos = workload.qos or settings.qos
     evidence = Evidence(info.full_name, len({s.pod for s in activity}), len(tflops),
                         _summary([v for _, v in tflops]), _summary([v for _, v in fb]))
+    found = workload.framework
+    if found is None:
+        return Recommendation(workload.id, choose(compute_rule, compute, qos, None),
+                              choose(vram_rule, vram, qos, None), evidence,
+                              _near_card(compute, vram, info, peak, settings.whole_card))
+    sized = size(found, workload.given, max(v for _, v in fb), cache, settings.margin)
+    if isinstance(sized, str):
+        return sized
+    modelled = Estimate(sized.limit, sized.limit, sized.limit)  # the pool is taken at start
     return Recommendation(workload.id, choose(compute_rule, compute, qos, None),
-                          choose(vram_rule, vram, qos, None), evidence,
-                          _near_card(compute, vram, info, peak, settings.whole_card))
+                          Pair(sized.limit, sized.limit), evidence,
+                          _near_card(compute, modelled, info, peak, settings.whole_card),
+                          sized, found)
 
 
 def _samples(points: Iterable[tuple[float, float]], weight: float) -> list[Sample]:

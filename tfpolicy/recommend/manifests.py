@@ -1,10 +1,18 @@
-"""The GPU workloads of the manifests, found by the engine's own rules (DESIGN §1)."""
+"""The GPU workloads of the manifests, found by the engine's own rules (DESIGN §1).
+
+Each with the pre-allocating server one of its GPU containers runs, if any
+(``tfpolicy.frameworks``), and what the policy gives of its model's size.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from tfpolicy.admission.native import containers, gpu_resource_names
+from tfpolicy.frameworks.detect import Found, detect
+from tfpolicy.frameworks.sizing import Given
+from tfpolicy.frameworks.table import Framework
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.recommend.core import GpuWorkload
 from tfpolicy.recommend.mapping import WorkloadId
@@ -16,7 +24,8 @@ from tfpolicy.workloads import Registry
 _QOS = ("low", "medium", "high", "critical")
 
 
-def gpu_workloads(documents: Iterable[Any], namespace: str) -> list[GpuWorkload]:
+def gpu_workloads(documents: Iterable[Any], namespace: str, frameworks: Sequence[Framework] = (),
+                  given: Callable[[WorkloadId], Given] = lambda _: Given()) -> list[GpuWorkload]:
     """One entry per object with a GPU pod template (its template's QoS when it names one)."""
     registry, gpus = Registry(), GpuResources()
     found: dict[WorkloadId, GpuWorkload] = {}
@@ -27,7 +36,9 @@ def gpu_workloads(documents: Iterable[Any], namespace: str) -> list[GpuWorkload]
             gpu = [t for t in templates
                    if is_gpu_workload(t, gpus) and labels_of(t).get(ENABLED) != "false"]
             if gpu:
-                workload = GpuWorkload(_id(obj, namespace), _qos(gpu))
+                workload_id = _id(obj, namespace)
+                workload = GpuWorkload(workload_id, _qos(gpu), _framework(gpu, gpus, frameworks),
+                                       given(workload_id))
                 found.setdefault(workload.id, workload)
     return sorted(found.values(), key=lambda w: w.id)
 
@@ -44,3 +55,15 @@ def _qos(templates: list[Any]) -> str:
     values = {annotations_of(t).get(QOS) for t in templates}
     value = values.pop() if len(values) == 1 else None
     return value if value in _QOS else ""
+
+
+def _framework(templates: list[Any], gpus: GpuResources,
+               frameworks: Sequence[Framework]) -> Found | None:
+    """The first GPU container's pre-allocating server (the pool is per GPU container)."""
+    for template in templates:
+        for index, container in enumerate(containers(template)):
+            if gpu_resource_names(container, gpus):
+                found = detect(container, index, frameworks)
+                if found is not None and found.preallocates:
+                    return found
+    return None

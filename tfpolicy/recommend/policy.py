@@ -14,6 +14,7 @@ from typing import Any
 
 from tfpolicy.recommend.core import Recommendation, Result
 from tfpolicy.recommend.mapping import WorkloadId
+from tfpolicy.recommend.pool import evidence as pool_evidence
 from tfpolicy.recommend.recommender import Pair
 from tfpolicy.yamlio.emit import flow_text
 
@@ -105,9 +106,13 @@ def evidence(rec: Recommendation) -> list[str]:
     found = rec.evidence
     tflops = "/".join(f"{v:.1f}" for v in found.tflops)
     vram = "/".join(f"{v:.0f}" for v in found.vram_mib)
-    return [f"{rec.id.kind} {rec.id.name}: {found.model}, {found.pods} pod(s), "
-            f"{found.samples} samples",
-            f"TFLOPS p50/p95/max {tflops}; VRAM MiB p50/p95/max {vram}"]
+    lines = [f"{rec.id.kind} {rec.id.name}: {found.model}, {found.pods} pod(s), "
+             f"{found.samples} samples",
+             f"TFLOPS p50/p95/max {tflops}; VRAM MiB p50/p95/max {vram}"]
+    if rec.pool is not None and rec.framework is not None:
+        lines[-1] += " (the pool)"
+        lines += pool_evidence(rec.pool, rec.framework)
+    return lines
 
 
 def header(result: Result, settings_line: str) -> str:

@@ -5,7 +5,9 @@ like the 1-minute ``max`` windows TensorFusion's own TSDB keeps (reference/
 tensor-fusion.md §7.1), reduced per pod and model with ``max by`` across the
 pod's GPUs (TensorFusion's values are per GPU, so the busiest GPU sizes them).
 Framebuffer: the 24-hour peak per pod, the VPA memory-style aggregation
-window of §7.3. Only the manifests' namespaces are asked for.
+window of §7.3. Cache: the 24-hour peak share of its KV-cache pool that a
+pre-allocating server reports in use (vLLM's and SGLang's own gauges, issue 32).
+Only the manifests' namespaces are asked for.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from tfpolicy.errors import TfpolicyError
 ACTIVITY = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
 FRAMEBUFFER = "DCGM_FI_DEV_FB_USED"
+# The share (0-1) of the KV-cache pool in use: vLLM V0's and V1's gauges (vllm/engine/metrics.py,
+# vllm/v1/metrics/loggers.py) and SGLang's (python/sglang/srt/metrics/collector.py).
+CACHE = ("sglang:token_usage", "vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc")
 DAY = 86400
 _LABEL = re.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    key: str  # "activity" | "utilization" | "framebuffer"
+    key: str  # "activity" | "utilization" | "framebuffer" | "cache"
     expr: str
     start: float
     end: float
@@ -43,7 +48,15 @@ def queries(namespaces: list[str], end: float, window: int, step: int) -> list[Q
         Query("activity", _max(ACTIVITY, selector, step), start, end, step),
         Query("utilization", _max(UTILIZATION, selector, step), start, end, step),
         Query("framebuffer", _max(FRAMEBUFFER, selector, DAY), end - (days - 1) * DAY, end, DAY),
+        Query("cache", _cache(namespaces, DAY), end - (days - 1) * DAY, end, DAY),
     ]
+
+
+def _cache(namespaces: list[str], seconds: int) -> str:
+    names = "|".join(CACHE)
+    selector = '{__name__=~"' + names + '",namespace=~"' + "|".join(sorted(namespaces)) + \
+        '",pod!=""}'
+    return f"max by (namespace, pod) (max_over_time({selector}[{seconds}s]))"
 
 
 def _max(metric: str, selector: str, seconds: int) -> str:

@@ -5,14 +5,22 @@ carries warnings (Prometheus's sign of partial data), is not a matrix, or
 holds a series without the ``namespace`` and ``pod`` labels dcgm-exporter
 puts on every GPU series when it maps pods; a series without ``modelName``
 is kept and reported per workload, since TFLOPS cannot be derived from it.
+
+Samples are held as two arrays of doubles (``Points``), 16 bytes a sample
+instead of a tuple of two floats (104) or the decoded JSON list (about 170):
+``decode`` converts each series' ``values`` as soon as the JSON decoder has
+read it (issue 24: a 160 MB metrics file took 2.6 GB), so no whole-file tree
+of samples is ever held.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from tfpolicy.errors import TfpolicyError
 
@@ -22,7 +30,72 @@ class Series:
     namespace: str
     pod: str
     model: str  # "" when the series has no modelName label
-    points: tuple[tuple[float, float], ...]  # (time, value), time ascending
+    points: Sequence[tuple[float, float]]  # (time, value), time ascending
+
+
+class Points(Sequence[tuple[float, float]]):
+    """(time, value) samples in two arrays of doubles; compares equal to a tuple of pairs."""
+
+    __slots__ = ("_times", "_values")
+
+    def __init__(self, times: array[float], values: array[float]) -> None:
+        self._times, self._values = times, values
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        return zip(self._times, self._values, strict=True)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[float, float]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[float, float]]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        return self._times[index], self._values[index]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+
+def compact(values: list[Any]) -> Points | None:
+    """The samples of one series' ``values``, or None when one is not a finite,
+    non-negative ``[time, "value"]`` (``parse_answer`` then says which answer)."""
+    times, numbers = array("d"), array("d")
+    for value in values:
+        try:
+            time, number = float(value[0]), float(value[1])
+        except (TypeError, ValueError, IndexError, KeyError):
+            return None
+        if not (math.isfinite(time) and math.isfinite(number)) or number < 0:
+            return None
+        times.append(time)
+        numbers.append(number)
+    return Points(times, numbers)
+
+
+def _compacted(pairs: dict[str, Any]) -> dict[str, Any]:
+    values = pairs.get("values")
+    if isinstance(values, list) and isinstance(pairs.get("metric"), dict):
+        points = compact(values)
+        if points is not None:
+            pairs["values"] = points
+    return pairs
+
+
+_DECODER = json.JSONDecoder(object_hook=_compacted)
+
+
+def decode(text: str) -> Any:
+    """JSON whose series' samples are ``Points`` as soon as each series is read."""
+    return _DECODER.decode(text)
 
 
 def parse_answer(answer: Any, what: str) -> list[Series]:
@@ -44,25 +117,29 @@ def parse_answer(answer: Any, what: str) -> list[Series]:
 def _series(item: Any, what: str) -> Series:
     labels = item.get("metric") if isinstance(item, Mapping) else None
     values = item.get("values") if isinstance(item, Mapping) else None
-    if not isinstance(labels, Mapping) or not isinstance(values, list):
+    if not isinstance(labels, Mapping) or not isinstance(values, list | Points):
         raise TfpolicyError(f"{what}: a series without metric labels or values")
     namespace, pod = labels.get("namespace"), labels.get("pod")
     if not isinstance(namespace, str) or not isinstance(pod, str) or not namespace or not pod:
         raise TfpolicyError(f"{what}: a series without the namespace and pod labels "
                             "(run dcgm-exporter with Kubernetes pod mapping)")
     model = labels.get("modelName")
-    return Series(namespace, pod, model if isinstance(model, str) else "",
-                  tuple(_point(v, what) for v in values))
+    points = values if isinstance(values, Points) else compact(values)
+    if points is None:
+        raise _refused(values, what)
+    return Series(namespace, pod, model if isinstance(model, str) else "", points)
 
 
-def _point(value: Any, what: str) -> tuple[float, float]:
-    try:
-        time, number = float(value[0]), float(value[1])
-    except (TypeError, ValueError, IndexError, KeyError):
-        raise TfpolicyError(f"{what}: a sample that is not [time, \"value\"]") from None
-    if not (math.isfinite(time) and math.isfinite(number)) or number < 0:
-        raise TfpolicyError(f"{what}: a sample that is not a finite non-negative number")
-    return time, number
+def _refused(values: Sequence[Any], what: str) -> TfpolicyError:
+    """What is wrong with the first bad sample."""
+    for value in values:
+        try:
+            time, number = float(value[0]), float(value[1])
+        except (TypeError, ValueError, IndexError, KeyError):
+            return TfpolicyError(f"{what}: a sample that is not [time, \"value\"]")
+        if not (math.isfinite(time) and math.isfinite(number)) or number < 0:
+            break
+    return TfpolicyError(f"{what}: a sample that is not a finite non-negative number")
 
 
 def _reason(answer: Any) -> str:
@@ -74,5 +151,8 @@ def _reason(answer: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = " ".join(str(value).split())
+    try:
+        text = " ".join(str(value).split())
+    except RecursionError:  # a value nested deeper than repr goes
+        text = "(nested too deep to show)"
     return text if len(text) <= 160 else text[:157] + "..."
