@@ -2,7 +2,27 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test quick lint typecheck bench clean dist images image-context base-image test-images
+
+# Images (`make images`): the KRM function and the Argo CD sidecar, built with podman
+# (PODMAN=docker works too) from wheels made here first, so the build itself needs no
+# package index. BASE_IMAGE must have python3 with venv; IMAGE_PYTHON is its Python
+# version and IMAGE_PLATFORMS the wheel platforms it runs, which compiled dependencies
+# must match (pip does not widen a --platform to older manylinux levels itself).
+PODMAN ?= podman
+BASE_IMAGE ?= python:3.12-slim
+IMAGE_PYTHON ?= 3.12
+IMAGE_PLATFORMS ?= manylinux2014_x86_64 manylinux_2_28_x86_64 manylinux_2_34_x86_64
+KRM_IMAGE ?= localhost/tfpolicy-krm:dev
+CMP_IMAGE ?= localhost/tfpolicy-cmp:dev
+# The sidecar's kubectl and helm as files on this machine; empty: the build downloads
+# them; HELM_BIN=none: an image without helm (kustomize and plain-folder apps only).
+KUBECTL_BIN ?=
+HELM_BIN ?=
+IMAGE_CONTEXT := build/image-context
+# A base made from Debian packages (plugins/base-image.sh), for machines that reach a
+# Debian archive but no image registry; the image tests build on it.
+TEST_BASE_IMAGE ?= localhost/tfpolicy-base:bookworm
 
 $(BIN)/tfpolicy: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,10 +51,61 @@ demo: $(BIN)/tfpolicy
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml --format html -o plan.html examples/manifests
 	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
+# Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)
+# much of the time, and on a shared machine two processes get twice one's share. The
+# image and package tests each stay on one worker (xdist_group), and every test writes
+# only under its own tmp_path and binds only free ports.
+PYTEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
+
 test: $(BIN)/tfpolicy
 	$(BIN)/ruff check tfpolicy tests bench
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PARALLEL)
+
+# The inner loop: lint, types and the suite without the image and package builds.
+quick: $(BIN)/tfpolicy
+	$(BIN)/ruff check tfpolicy tests bench
+	$(BIN)/mypy
+	$(BIN)/pytest $(PYTEST_PARALLEL) -m "not images and not package"
+
+# The wheel and the sdist people install (docs/install.md).
+dist: $(BIN)/tfpolicy
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# Wheels of tfpolicy (wheel/) and of its dependencies for IMAGE_PYTHON (deps/), and the
+# sidecar's files.
+image-context: $(BIN)/tfpolicy
+	rm -rf $(IMAGE_CONTEXT)
+	mkdir -p $(IMAGE_CONTEXT)/wheel $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/bin
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(IMAGE_CONTEXT)/wheel .
+	$(BIN)/pip download --quiet --only-binary=:all: --implementation cp \
+	  --python-version $(IMAGE_PYTHON) $(addprefix --platform ,$(IMAGE_PLATFORMS)) \
+	  --dest $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/wheel/tfpolicy-*.whl
+	rm -f $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
+	cp plugins/argocd/plugin.yaml $(IMAGE_CONTEXT)/
+	$(if $(filter-out none,$(KUBECTL_BIN)),cp $(KUBECTL_BIN) $(IMAGE_CONTEXT)/bin/kubectl)
+	$(if $(filter-out none,$(HELM_BIN)),cp $(HELM_BIN) $(IMAGE_CONTEXT)/bin/helm)
+
+images: image-context
+	$(PODMAN) build --build-arg PYTHON_IMAGE=$(BASE_IMAGE) \
+	  -f plugins/krm/Dockerfile -t $(KRM_IMAGE) $(IMAGE_CONTEXT)
+	$(PODMAN) build --build-arg PYTHON_IMAGE=$(BASE_IMAGE) \
+	  --build-arg KUBECTL_FILE=$(if $(filter none,$(KUBECTL_BIN)),none,$(if $(KUBECTL_BIN),bin/kubectl)) \
+	  --build-arg HELM_FILE=$(if $(filter none,$(HELM_BIN)),none,$(if $(HELM_BIN),bin/helm)) \
+	  -f plugins/argocd/Dockerfile -t $(CMP_IMAGE) $(IMAGE_CONTEXT)
+
+# The Debian-made base, built only when the engine's storage lacks it (a few minutes).
+base-image:
+	$(PODMAN) image exists $(TEST_BASE_IMAGE) || PODMAN=$(PODMAN) sh plugins/base-image.sh $(TEST_BASE_IMAGE)
+
+# The images as the image tests run them: on the Debian-made base, with this machine's
+# kubectl; no helm package exists for it, so the sidecar's Helm path is left out.
+test-images: base-image
+	$(MAKE) images BASE_IMAGE=$(TEST_BASE_IMAGE) IMAGE_PYTHON=3.11 \
+	  KRM_IMAGE=localhost/tfpolicy-krm:test CMP_IMAGE=localhost/tfpolicy-cmp:test \
+	  KUBECTL_BIN=$$(command -v kubectl) HELM_BIN=none
 
 bench: $(BIN)/tfpolicy
 	$(BIN)/python bench/run.py
@@ -42,4 +113,4 @@ bench: $(BIN)/tfpolicy
 	$(BIN)/python bench/bench_plan.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info bench/out
+	rm -rf $(VENV) build dist *.egg-info bench/out

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import click
 
-from tfpolicy import __version__
+from tfpolicy import __version__, build_commit
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.findings import error_finding
 from tfpolicy.policy.model import PolicyInvalid
@@ -55,10 +55,18 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="tfpolicy")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _param, value: _show_version(ctx, value),
+              help="Show the version and the commit it was built from, and exit.")
 @click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
 def cli(traceback: bool) -> None:
     """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
+
+
+def _show_version(ctx: click.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"tfpolicy, version {__version__} (commit {build_commit()})")
+        ctx.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
