@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
     "admission": ("admission", "admission"), "plan": ("plan", "plan"),
     "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
+    "init": ("init", "init"),
 }
 
 
