@@ -13,7 +13,12 @@ from tfpolicy.findings import has_errors
 from tfpolicy.render import MACHINE
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy check manifests/\n"
+    "  tfpolicy check --format sarif manifests/ > tfpolicy.sarif\n"
+))
 @engine_options
 @jobs_option
 @click.option("--diff", "show_diff", is_flag=True,

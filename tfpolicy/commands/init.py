@@ -20,7 +20,12 @@ HOOKS = ("tfpolicy-fix", "tfpolicy-validate")
 FIRST_RUNG = "takeover-1"
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy init                # this folder\n"
+    "  tfpolicy init --force repo/  # start over\n"
+))
 @click.option("--force", is_flag=True, help="Replace the files if they exist.")
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 def init(force: bool, path: str) -> int:
@@ -29,11 +34,6 @@ def init(force: bool, path: str) -> int:
     Reads PATH's manifests the way check does (with the takeover policy) and
     names the GPU workloads, namespaces and kinds it found in the config's
     comments. Existing files are left alone unless --force.
-
-    \b
-    Examples:
-      tfpolicy init                # this folder
-      tfpolicy init --force repo/  # start over
     """
     root = Path(path)
     targets = {root / ".tfpolicy.yaml": "", root / ".pre-commit-config.yaml": ""}

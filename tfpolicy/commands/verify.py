@@ -49,7 +49,12 @@ _NO_TYPE = "the server doesn't have a resource type"
 _KUBECTL_SECONDS = 120
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy verify --step 1 --inventory inventory.yaml --cluster cluster.yaml manifests/\n"
+    "  tfpolicy verify -p takeover --live --context prod manifests/\n"
+))
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", type=click.Path(dir_okay=False),
