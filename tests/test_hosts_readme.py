@@ -1,4 +1,5 @@
-"""The README's Commands examples run as shown, on the files shipped under examples/."""
+"""The examples of docs/commands.md (the README's Commands section before) run as shown,
+on the files shipped under examples/."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ BIN = Path(sys.executable).parent
 
 
 def _console_block() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Commands"):]
+    text = (ROOT / "docs" / "commands.md").read_text()
+    section = text[text.index("# Commands"):]
     start = section.index("```console\n") + len("```console\n")
     return section[start:section.index("\n```", start)].splitlines()
 

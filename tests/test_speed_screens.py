@@ -1,10 +1,11 @@
-"""The screens' shortcuts decide exactly as the plain patterns do.
+"""The screens' shortcuts decide exactly as the plain rules do, and each reads a line once.
 
-The fast reading's screens (fast.py, screen.py) look for the first
-character that can open a match with ``str.find`` before any pattern runs,
-and the read back of a spliced document screens only the lines the splice
-added. Both are checked here against the plain form of each screen, on
-drawn lines full of the characters and words the screens look for.
+The allow-list (allow.py) and the typing screens (scalars.py) skip patterns
+that cannot match (no bracket, no ``#``) and find a line's open flow
+collection from its last bracket only. Both are checked here against the
+plain form of each rule, on drawn lines full of the characters and words
+the screens look for; and a 200 KB line of brackets is screened in linear
+time (issue 24 §4).
 """
 
 from __future__ import annotations
@@ -18,26 +19,49 @@ from hypothesis import strategies as st
 
 from tests.test_yaml_fast_reader import TOKENS
 from tfpolicy.cli import main
-from tfpolicy.yamlio import fast, screen
-from tfpolicy.yamlio.verify import reads_back
+from tfpolicy.yamlio import allow, fast, scalars, screen
 
 PIECES = [*TOKENS, "inf", "-.Inf", "+.inf", "x.nan", "NaN", "infinity", "info", "maintenance",
           "@v", "a@b", "`x", "!tag", "*ref", "&anchor", "* * *", "[a, b", "{a: 1", "[]", "{}",
           "?", "? k", "<<", "<<: x", "%YAML", "\t", "\x07", "\x85", "\u2028", "\ufeff", "é",
           "-", ":", ",", "#", "'q'", '"d"', "key:", " ", "  ", "\r", "true:", "8080:", "null:",
-          "1.5:", "[yes]", "{on: 1}", "a,no", "yes#c", "\t:", "- 1", "-1", "+", "1e3:"]
+          "1.5:", "[yes]", "{on: 1}", "a,no", "yes#c", "\t:", "- 1", "-1", "+", "1e3:", "[", "]",
+          "{", "}", "a#b", "|", ">-", "|2", "\\", '"\\n"', '"\\x41"', "k" * 990]
 LINE = st.lists(st.sampled_from(PIECES), max_size=5).map(" ".join)
 LINES = st.lists(LINE, min_size=1, max_size=6)
 
 
-def _plain_libyaml_only(text: str) -> bool:
-    lines = "\n" + text
-    return bool(screen._INDICATOR.search(lines) or "\n%" in lines
-                or screen._FORBIDDEN.search(text) or screen._OPEN_FLOW.search(text))
+_SIMPLE_FLOW = re.compile(r"""(?:[\[\]{}, ]|: |"[^"\\\n]*"|'[^'\n]*'|[A-Za-z0-9_./+=()$-])*""")
+
+
+_QUOTED_PREFIX = re.compile(r"""(?:[^\[{"'\n]|"[^"\\\n]*"|'[^'\n]*')*""")
+
+
+def _plain_forms(text: str) -> bool:
+    """allow._forms as plain rules, line by line: the indicator pattern; a line whose some
+    opener has no closer after it; a line whose flow part holds more than simple tokens."""
+    if allow._INDICATOR.search("\n" + text):
+        return True
+    for match in allow._AT_TOKEN.finditer("\n" + text):
+        before = ("\n" + text)[:match.start()].rstrip(" ")
+        if before[-1] in "\n[{,:?-":
+            return True
+    for line in text.split("\n"):
+        for at, char in enumerate(line):
+            if char in "[{" and not any(c in "]}" for c in line[at:]):
+                return True
+        prefix = _QUOTED_PREFIX.match(line)
+        assert prefix is not None
+        rest = line[prefix.end():]
+        if rest[:1] in ("'", '"') and ("[" in rest or "{" in rest):
+            return True
+        if rest[:1] in ("[", "{") and not _SIMPLE_FLOW.fullmatch(rest, 1):
+            return True
+    return False
 
 
 def _plain_respelled(text: str) -> bool:
-    for match in fast._INF_OR_NAN.finditer(text):
+    for match in scalars._INF_OR_NAN.finditer(text):
         at = match.start()
         at -= at > 0 and text[at - 1] == "."
         at -= at > 0 and text[at - 1] in "+-"
@@ -50,42 +74,19 @@ def _plain_respelled(text: str) -> bool:
 @given(LINES, st.booleans())
 def test_the_shortcuts_find_what_the_plain_patterns_find(lines: list[str], ended: bool) -> None:
     text = "\n".join(lines) + ("\n" if ended else "")
-    assert screen.libyaml_only(text) == _plain_libyaml_only(text)
-    assert fast._respelled(text) == _plain_respelled(text)
+    assert allow._forms(text) == _plain_forms(text)
+    assert scalars.respelled(text) == _plain_respelled(text)
 
 
-@settings(max_examples=400, deadline=None)
-@given(LINES, LINES, st.data())
-def test_lines_already_screened_need_no_second_look(old: list[str], new: list[str],
-                                                    data: st.DataObject) -> None:
-    screened = "\n".join(old) + "\n"
-    if fast.declined(screened):
-        return
-    # The edited text: old lines in any order and number, mixed with new ones.
-    mixed = data.draw(st.lists(st.sampled_from(old + new), min_size=1, max_size=10))
-    ended = data.draw(st.booleans())
-    text = "\n".join(mixed) + ("\n" if ended else "")
-    assert fast.declined(fast.unscreened(text, screened)) == fast.declined(text)
-
-
-def test_a_screened_line_is_only_skipped_whole() -> None:
-    screened = "a: 1\nb: x\n"
-    assert fast.unscreened("a: 1\nb: x\n", screened) == ""
-    assert fast.unscreened("a: 1\nb: yes\n", screened) == "b: yes\n"
-    assert fast.unscreened("a: 1\nb: x", screened) == "b: x"  # no line end: screened again
-    assert fast.unscreened("b: x\n", "") == "b: x\n"
-
-
-def test_the_read_back_still_screens_what_the_writer_added() -> None:
-    """A line the writer added that YAML 1.1 types otherwise is still caught."""
-    original = "a: x\nb: 'on'\n"
-    assert reads_back("a: x\nb: 'on'\n", original, {"a": "x", "b": "on"}, "f",
-                      screened=original)
-    # Plain "on" is true to libyaml: the text does not read back as the string.
-    assert not reads_back("a: x\nb: on\n", original, {"a": "x", "b": "on"}, "f",
-                          screened=original)
-    assert not reads_back("a: x\nb: 0x1F\n", original, {"a": "x", "b": "0x1F"}, "f",
-                          screened=original)
+def test_a_long_line_of_brackets_is_screened_in_one_pass() -> None:
+    """200 KB of nested brackets on one line: each screen reads it once (the open-flow
+    pattern used to start again at every bracket: 57 s), and the line is too long anyway."""
+    line = "[" * 100_000 + "]" * 100_000
+    text = f"a: {line}\n"
+    assert not allow._forms(text)  # closed on its line, no comment
+    assert allow._forms(f"a: {line}[\n") and allow._forms(f"a: {line} #\n")
+    assert not allow._forms(f"a: {'[b, ' * 50_000}c{']' * 50_000}\n")
+    assert not allow.admitted(text)  # over MAX_LINE characters: libyaml's
 
 
 def test_apply_output_is_unchanged_by_the_shortcuts(tmp_path: Path,

@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
     "admission": ("admission", "admission"), "plan": ("plan", "plan"),
     "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
-    "gpus": ("gpus", "gpus"),
+    "gpus": ("gpus", "gpus"), "init": ("init", "init"),
 }
 
 

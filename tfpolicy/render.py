@@ -68,16 +68,31 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 def sarif(findings: list[Finding]) -> str:
     ordered = sorted_findings(findings)
     rules = sorted({f.rule for f in ordered})
-    driver = {"name": "tfpolicy", "version": __version__, "rules": [{"id": r} for r in rules]}
+    driver = {"name": "tfpolicy", "version": __version__,
+              "rules": [_sarif_rule(r) for r in rules]}
     run = {"tool": {"driver": driver}, "results": [_sarif_result(f) for f in ordered]}
     log = {"$schema": _SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2) + "\n"
 
 
+# Code scanning shows a rule's name, short description and help, not only its id; the
+# help points at where each finding kind is explained.
+_RULE_HELP = "tfpolicy finding {id}: see docs/commands.md and docs/stages.md of tfpolicy."
+
+
+def _sarif_rule(rule: str) -> dict[str, Any]:
+    words = rule.replace("-", " ")
+    return {"id": rule, "name": "".join(w.capitalize() for w in rule.split("-")),
+            "shortDescription": {"text": words[:1].upper() + words[1:]},
+            "help": {"text": _RULE_HELP.format(id=rule)}}
+
+
 def _sarif_result(f: Finding) -> dict[str, Any]:
     region = {"startLine": f.line or 1, "startColumn": f.column or 1}
-    location = {"physicalLocation": {"artifactLocation": {"uri": f.file or "-"},
-                                     "region": region}}
+    artifact: dict[str, Any] = {"uri": f.file or "-"}
+    if f.file and not f.file.startswith("/"):  # relative to the checkout code scanning reads
+        artifact["uriBaseId"] = "%SRCROOT%"
+    location = {"physicalLocation": {"artifactLocation": artifact, "region": region}}
     subject = f"{f.resource}: " if f.resource else ""
     result: dict[str, Any] = {"ruleId": f.rule, "level": _SARIF_LEVEL[f.severity],
                               "message": {"text": subject + f.message},

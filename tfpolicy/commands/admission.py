@@ -140,7 +140,12 @@ def _pools(given: tuple[WebhookPool, ...],
                  for p in inventory)
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy admission manifests/\n"
+    "  tfpolicy admission --values values.yaml -o - manifests/\n"
+))
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable) whose `spec.hami` names the "
                    "cluster's HAMi resources; default: .tfpolicy.yaml, if there is one.")

@@ -39,7 +39,12 @@ from tfpolicy.rewrite.pipeline import PIECE_BYTES, transform_stream
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy apply -p takeover-25 manifests/ > migrated.yaml\n"
+    "  helm template chart | tfpolicy apply -p takeover -\n"
+))
 @engine_options
 @jobs_option
 @fail_on_option

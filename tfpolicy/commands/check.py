@@ -20,7 +20,12 @@ from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy check manifests/\n"
+    "  tfpolicy check --format sarif manifests/ > tfpolicy.sarif\n"
+))
 @engine_options
 @jobs_option
 @fail_on_option

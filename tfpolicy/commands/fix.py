@@ -20,7 +20,12 @@ from tfpolicy.files.swap import Kept
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy fix manifests/\n"
+    "  tfpolicy fix -p takeover-1 manifests/\n"
+))
 @engine_options
 @jobs_option
 # Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and

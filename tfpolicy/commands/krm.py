@@ -17,7 +17,11 @@ from tfpolicy.files.stream import write_out
 from tfpolicy.hosts import krm as function
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  kpt fn eval ./package --exec 'tfpolicy krm' -- policies=takeover-25\n"
+))
 def krm() -> int:
     """KRM function: ResourceList on stdin, ResourceList with results on stdout."""
     try:

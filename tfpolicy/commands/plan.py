@@ -54,7 +54,12 @@ from tfpolicy.scheduler import Inventory, SchedulerSettings
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy plan -p takeover --inventory inventory.yaml manifests/\n"
+    "  tfpolicy plan -p rightsize.yaml --inventory inv.yaml --format html -o plan.html manifests/\n"
+))
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", required=True, type=click.Path(dir_okay=False),

@@ -41,7 +41,12 @@ from tfpolicy.recommend.snapshot import (
 )
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy recommend --prometheus http://prometheus:9090 manifests/ > rightsize.yaml\n"
+    "  tfpolicy recommend --metrics examples/metrics/example-fleet-2d.json examples/manifests\n"
+))
 @click.option("--prometheus", metavar="URL", help="Prometheus base URL (dcgm-exporter series).")
 @click.option("--metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="Offline metrics file (MetricsSnapshot JSON) instead of --prometheus.")

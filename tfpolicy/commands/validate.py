@@ -20,7 +20,12 @@ from tfpolicy.render import FORMATS
 _POLICY_KIND = re.compile(r'^\s*"?kind"?\s*:\s*["\']?MigrationPolicy\b', re.MULTILINE)
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy validate policies/llm-serving.yaml\n"
+    "  tfpolicy validate --discover .\n"
+))
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text")
 @click.option("--discover", is_flag=True,
               help="Of the files named, validate every one holding a kind: MigrationPolicy, "

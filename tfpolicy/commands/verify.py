@@ -53,7 +53,12 @@ EXIT_CODES = {Verdict.READY: int(ExitCode.OK), Verdict.WAIT: WAIT_EXIT,
               Verdict.STOP: int(ExitCode.FINDINGS)}
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy verify --step 1 --inventory inventory.yaml --cluster cluster.yaml manifests/\n"
+    "  tfpolicy verify -p takeover --live --context prod manifests/\n"
+))
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", type=click.Path(dir_okay=False),

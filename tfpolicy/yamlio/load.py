@@ -32,14 +32,13 @@ class Parsed:
     node: yaml.Node | None
 
 
-def parse_document(text: str, *, file: str, line: int = 0, screened: str = "") -> Parsed:
+def parse_document(text: str, *, file: str, line: int = 0) -> Parsed:
     """Parse one document; any failure becomes a one-line error at ``file:line:col``.
 
     rapidyaml reads it when it can settle it exactly as libyaml would
-    (fast.py); otherwise, and for every error, libyaml does. ``screened``:
-    a text the fast reading accepted, whose lines need no second screening.
+    (fast.py); otherwise, and for every error, libyaml does.
     """
-    quick = fast.read(text, screened=screened)
+    quick = fast.read(text)
     if quick is not None:
         return Parsed(quick.data, rnodes.root_node(quick))
     return parse_with_libyaml(text, file=file, line=line)

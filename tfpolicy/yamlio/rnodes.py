@@ -21,7 +21,7 @@ import yaml
 from tfpolicy.yamlio.fast import Read
 from tfpolicy.yamlio.marks import Mark, NeedsLibyaml, ReadText, once
 
-__all__ = ["Mapping", "NeedsLibyaml", "Scalar", "Sequence", "root_node", "screened_text"]
+__all__ = ["Mapping", "NeedsLibyaml", "Scalar", "Sequence", "root_node"]
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -34,11 +34,6 @@ _VAL_STYLES = (("'", ryml.VAL_SQUO), ('"', ryml.VAL_DQUO), ("|", ryml.VAL_LITERA
                (">", ryml.VAL_FOLDED))
 _SINGLE = re.compile(r"'(?:[^'\n]|'')*'")
 _DOUBLE = re.compile(r'"(?:[^"\\\n]|\\[^\n])*"')
-
-
-def screened_text(node: yaml.Node | None) -> str:
-    """The text the fast reading screened and read, for a node it made; else empty."""
-    return node._doc.text if isinstance(node, Mapping | Sequence | Scalar) else ""
 
 
 def root_node(read: Read) -> yaml.Node:

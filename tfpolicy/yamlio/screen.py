@@ -6,16 +6,19 @@ malformed input is exit 2). rapidyaml (``ryml``) parses a document into a
 flat tree without building Python objects, about twenty times faster than
 libyaml's constructor on these documents, so every document can be checked.
 
-rapidyaml only ever *clears* a document: whatever it refuses or cannot
-settle (a parse error, a root that is not a mapping, keys that may repeat,
-JSON it cannot emit) goes to the full libyaml parse, which stays the one
-authority for what is an error and for its message and location. So the
+rapidyaml only ever *clears* a document, and only one inside the allow-list
+(allow.py: the characters, line lengths, escapes, layouts and scalars
+shown read alike by both): whatever is outside it, or that rapidyaml refuses
+or cannot settle (a parse error, a root that is not a mapping, keys that may
+repeat, JSON it cannot emit), goes to the full libyaml parse, which stays the
+one authority for what is an error and for its message and location. So the
 messages are the ones libyaml-based parsing always gave, and a document
 rapidyaml is stricter about than libyaml is still accepted.
 
 Three gaps of the ``ryml`` wrapper are worked around here: its default error
-handler prints to the process's stderr (file descriptor 2) before raising,
-so descriptor 2 is pointed at ``/dev/null`` for the length of the call; and
+handler prints to the process's stderr (file descriptor 2) before raising
+(so does its JSON emitter, on a tree nested too deeply), so descriptor 2 is
+pointed at ``/dev/null`` for the length of each call; and
 it has no duplicate-key check, so the tree is emitted as JSON and read back
 with a hook that sees every mapping's keys (in C, not a Python tree walk);
 and its ``emit_json_malloc`` leaks the buffer it returns, so the JSON is
@@ -26,53 +29,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable
 from typing import Any
 
 import ryml  # type: ignore[import-untyped]
 
+from tfpolicy.yamlio.allow import declined
+
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 _silenced: list[bool] = []  # [True] once descriptor 2 is /dev/null for good
-# Where rapidyaml is more lenient than libyaml, measured: a plain scalar opening with a
-# reserved indicator (@ or `), tags libyaml's loader refuses (!custom, a bad !!binary),
-# and an alias to no anchor. A token opening with one of these, or with an anchor or
-# alias (libyaml's names are [A-Za-z0-9_-]: scanner.c, yaml_parser_scan_anchor), goes
-# to libyaml. Image digests and e-mail addresses have their @ inside a token, and a
-# cron schedule's "* * *" names no alias. So do directives (%YAML 2.0, unknown ones)
-# and characters YAML does not allow in a stream (spec 5.1, c-printable). So does a flow
-# collection left open at the end of a line: rapidyaml reads a plain scalar running over
-# lines inside one (a JSONC comment line, say) where libyaml rightly refuses it.
-# Each pattern opens with a character class, which the regex engine scans for quickly.
-_INDICATOR = re.compile(r"[@`!*&](?<=[\s\[{,].)(?:(?<=[@`!])|(?<=[*&])[A-Za-z0-9_-])")
-_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff]")
-_OPEN_FLOW = re.compile(r"[\[{][^\]}\n]*$", re.MULTILINE)
-_ASCII_ALLOWED = b"\t\n\r" + bytes(range(0x20, 0x7F))  # _FORBIDDEN's complement in ASCII
 _CONTAINER_STYLE = int(ryml.CONTAINER_STYLE)
-
-
-def libyaml_only(text: str) -> bool:
-    """A document only libyaml reads right (see above).
-
-    Each pattern is searched from the first character that can open a match,
-    found with ``str.find`` (far faster than the regex engine's own scan);
-    most documents hold none of them.
-    """
-    return (text.startswith("%") or "\n%" in text or _forbidden(text)
-            or _from_first(_OPEN_FLOW, text, "[{") or _from_first(_INDICATOR, text, "@`!*&"))
-
-
-def _from_first(pattern: re.Pattern[str], text: str, opening: str) -> bool:
-    """``pattern`` found in ``"\n" + text`` (so that the first line opens like every other),
-    searched from the first of the ``opening`` characters, which every match starts with."""
-    at = min((i for i in map(text.find, opening) if i >= 0), default=-1)
-    return at >= 0 and pattern.search("\n" + text, at + 1) is not None
-
-
-def _forbidden(text: str) -> bool:
-    if text.isascii():  # bytes.translate drops every allowed character in one C loop
-        return bool(text.encode("ascii").translate(None, _ASCII_ALLOWED))
-    return _FORBIDDEN.search(text) is not None
 
 
 def cleared(text: str) -> bool:
@@ -80,7 +46,7 @@ def cleared(text: str) -> bool:
 
     False means "parse it fully": not necessarily an error.
     """
-    if libyaml_only(text):
+    if declined(text):
         return False
     try:
         tree = quietly(ryml.parse_in_arena, text.encode("utf-8"))
@@ -136,10 +102,10 @@ def json_of(tree: Any, node: int, size_hint: int) -> bytearray:
     tree.set_container_style(node, ryml.FLOW_SL)
     try:
         buffer = bytearray(2 * size_hint + 512)
-        failed, size = ryml.emit_json_to_substr(tree, node, buffer)
+        failed, size = quietly(ryml.emit_json_to_substr, tree, node, buffer)
         if failed:
             buffer = bytearray(size)
-            failed, size = ryml.emit_json_to_substr(tree, node, buffer)
+            failed, size = quietly(ryml.emit_json_to_substr, tree, node, buffer)
             if failed:
                 raise ValueError("rapidyaml wrote no JSON for this tree")
     finally:
@@ -157,20 +123,20 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
 _UNIQUE_KEYS = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
-def quietly(parse: Callable[[Any], Any], source: Any) -> Any:
-    """``parse(source)``: rapidyaml's error handler writes to descriptor 2 itself, so it is
+def quietly(call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)``: rapidyaml's error handler writes to descriptor 2 itself, so it is
     pointed at ``/dev/null`` for the call (a plain function: a context manager's generator
     cost more than the two ``dup2`` on every document), unless it is for good
     (``silence_process``)."""
     if _silenced:
-        return parse(source)
+        return call(*args)
     if not _quiet:
         _quiet.append(os.open(os.devnull, os.O_WRONLY))
     # No Python code writes while it is pointed away, so nothing buffered is lost.
     saved = os.dup(2)
     os.dup2(_quiet[0], 2)
     try:
-        return parse(source)
+        return call(*args)
     finally:
         os.dup2(saved, 2)
         os.close(saved)

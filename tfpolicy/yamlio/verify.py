@@ -6,6 +6,11 @@ every other byte, and ruamel.yaml's round trip re-emits the document. The
 first text that reads back as exactly ``apply_edits(data, edits)`` wins
 (computed by ``edited``, which copies only what the edits touch).
 Only edited documents get here, so unedited ones are never parsed twice.
+
+The read back is libyaml's (PyYAML's C loader, with the Kubernetes typing
+of load.py), never the fast reading that may have read the document the
+edits were planned on: a net that reads with the reader it guards fails
+with it (DESIGN §4a).
 """
 
 from __future__ import annotations
@@ -14,10 +19,8 @@ import re
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, Op, edited, same
-from tfpolicy.yamlio.fast import surely_reads_as
-from tfpolicy.yamlio.load import Parsed, parse_document
-from tfpolicy.yamlio.rnodes import screened_text
+from tfpolicy.rewrite.edits import Edit, edited, same
+from tfpolicy.yamlio.load import Parsed, parse_with_libyaml
 from tfpolicy.yamlio.stream import RawDoc, newline_of
 
 # A marker line, searched in "\n" + text: the literal line break leads the search (a
@@ -37,43 +40,14 @@ def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
     """
     intended = edited(parsed.data, edits)
     newline = newline_of(raw.text)
-    screened = screened_text(parsed.node)
-    keyed = bool(screened) and _string_keys(intended, edits)
     for writer in (_json, _splice) if quick else (_json, _splice, _round_trip):
         try:
             text = writer(raw, parsed, edits, newline, intended)
         except _FALLBACK_FAILURES:
             continue
-        if text is not None and reads_back(text, raw.text, intended, file, screened=screened,
-                                           keyed=keyed):
+        if text is not None and reads_back(text, raw.text, intended, file):
             return text
     return None
-
-
-def _string_keys(intended: Any, edits: list[Edit]) -> bool:
-    """Every key of ``intended`` is a string, given that the data it was edited from came
-    from JSON (the fast reading's): only the edits' paths and values can bring another."""
-    for edit in edits:
-        node = intended
-        for at, item in enumerate(edit.path):
-            if isinstance(node, dict) and not isinstance(item, str):
-                return False
-            if at + 1 < len(edit.path) or edit.op is not Op.REMOVE:
-                try:
-                    node = node[item]
-                except (KeyError, IndexError, TypeError):
-                    return False
-        if edit.op is not Op.REMOVE and not _keys_are_strings(node):
-            return False
-    return True
-
-
-def _keys_are_strings(value: Any) -> bool:
-    if isinstance(value, dict):
-        return all(type(k) is str and _keys_are_strings(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_keys_are_strings(v) for v in value)
-    return True
 
 
 def _json(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
@@ -105,23 +79,15 @@ def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
         return None  # refused, as for the other failures
 
 
-def reads_back(text: str, original: str, intended: Any, file: str, *,
-               screened: str = "", keyed: bool = False) -> bool:
-    """``text`` is one document, ends a line where ``original`` did, and parses to ``intended``.
-
-    ``screened``: the original text when the fast reading read it; only the
-    lines the writer added are screened again (``fast.unscreened``).
-    ``keyed``: every key of ``intended`` is a string, so its JSON can be
-    compared with the text's tree first (``fast.surely_reads_as``).
-    """
+def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
+    """``text`` is one document, ends a line where ``original`` did, and libyaml reads it as
+    exactly ``intended``, types included."""
     if original.endswith(("\n", "\r")) and not text.endswith(("\n", "\r")):
         return False  # the next document's "---" would join its last line
     if _marker_lines(text) != _marker_lines(original):
         return False  # a lost "---" joins this document to the one before; a new one splits it
-    if keyed and surely_reads_as(text, intended, screened):
-        return True
     try:
-        return same(parse_document(text, file=file, screened=screened).data, intended)
+        return same(parse_with_libyaml(text, file=file).data, intended)
     except TfpolicyError:
         return False
 

@@ -1,0 +1,87 @@
+"""``tfpolicy init``: read a repository's GPU workloads and write the first rung's
+``.tfpolicy.yaml`` and a ``.pre-commit-config.yaml`` beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from tfpolicy import __version__
+from tfpolicy.commands.common import resolve
+from tfpolicy.commands.rewrite import rewrite_files
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.install import install_file
+from tfpolicy.findings import ResourceRef
+
+# The hooks of .pre-commit-hooks.yaml a starting repository wants: fix migrates, validate
+# keeps the policies sound (check is the read-only alternative to fix, named in a comment).
+HOOKS = ("tfpolicy-fix", "tfpolicy-validate")
+FIRST_RUNG = "takeover-1"
+
+
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy init                # this folder\n"
+    "  tfpolicy init --force repo/  # start over\n"
+))
+@click.option("--force", is_flag=True, help="Replace the files if they exist.")
+@click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
+def init(force: bool, path: str) -> int:
+    """Write a starter .tfpolicy.yaml and .pre-commit-config.yaml into PATH.
+
+    Reads PATH's manifests the way check does (with the takeover policy) and
+    names the GPU workloads, namespaces and kinds it found in the config's
+    comments. Existing files are left alone unless --force.
+    """
+    root = Path(path)
+    targets = {root / ".tfpolicy.yaml": "", root / ".pre-commit-config.yaml": ""}
+    if not force:
+        for target in targets:
+            if target.exists() or target.is_symlink():
+                raise TfpolicyError("exists: not replaced (nothing was written; --force "
+                                    "replaces it)", file=str(target))
+    found = sorted({c.resource for c in rewrite_files(resolve(("takeover",), None, None,
+                                                                False), (path,))[2]})
+    targets[root / ".tfpolicy.yaml"] = config_text(found)
+    targets[root / ".pre-commit-config.yaml"] = pre_commit_text()
+    for target, text in targets.items():
+        install_file(target, text.encode(), 0o644, "--force after removing the link")
+    click.echo(found_text(found), nl=False)
+    for target in targets:
+        click.echo(f"Wrote {target}")
+    return ExitCode.OK
+
+
+def found_text(found: list[ResourceRef]) -> str:
+    """What was found, one workload a line, sorted."""
+    lines = [f"found {len(found)} GPU workloads to migrate"]
+    lines += [f"  {ref}" for ref in found]
+    return "\n".join(lines) + "\n"
+
+
+def config_text(found: list[ResourceRef]) -> str:
+    namespaces = sorted({ref.namespace or "(none named)" for ref in found})
+    kinds = sorted({ref.kind for ref in found})
+    return (
+        "# The first rung of the migration: TensorFusion takes one replica of each GPU\n"
+        "# workload, whole cards. Next rungs: takeover-25, takeover-50, takeover, then a\n"
+        "# rightsize policy from `tfpolicy recommend` (docs/stages.md).\n"
+        f"# GPU workloads found: {len(found)}\n"
+        f"# namespaces: {', '.join(namespaces) or '-'}\n"
+        f"# kinds: {', '.join(kinds) or '-'}\n"
+        f"policies: [{FIRST_RUNG}]\n"
+    )
+
+
+def pre_commit_text() -> str:
+    hooks = "".join(f"      - id: {hook}\n" for hook in HOOKS)
+    return (
+        "# Policies come from .tfpolicy.yaml; tfpolicy-check instead of tfpolicy-fix\n"
+        "# never writes and fails on anything fix would change.\n"
+        "repos:\n"
+        "  - repo: https://github.com/tfpolicy/tfpolicy\n"
+        f"    rev: v{__version__}\n"
+        "    hooks:\n" + hooks
+    )
