@@ -17,12 +17,12 @@ import pytest
 
 from tests.conftest import policy_set
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.rewrite.edits import same
 from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.rewrite.pipeline import _locator
 from tfpolicy.yamlio import rewrite_document, split_documents
 from tfpolicy.yamlio.load import parse_document
 from tfpolicy.yamlio.restore import Capturer
-from tfpolicy.yamlio.verify import same
 
 CASES = Path(__file__).resolve().parent / "cases"
 INPUTS = sorted(p for p in CASES.glob("*/*/input.yaml"))

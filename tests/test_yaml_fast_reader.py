@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from tests.conftest import policy_set
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit
+from tfpolicy.rewrite.edits import Edit, same
 from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.yamlio import RawDoc, split_documents
 from tfpolicy.yamlio.fast import read
 from tfpolicy.yamlio.load import parse_document, parse_with_libyaml
 from tfpolicy.yamlio.rnodes import Mapping
-from tfpolicy.yamlio.verify import first_faithful, same
+from tfpolicy.yamlio.verify import first_faithful
 
 TESTS = Path(__file__).resolve().parent
 # Plain scalars YAML 1.1 (libyaml's resolver) and JSON-minded readers disagree on.

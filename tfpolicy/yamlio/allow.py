@@ -90,9 +90,10 @@ _OPEN_FLOW = re.compile(r"[\[{][^\[\]{}\n]*+$", re.MULTILINE)
 # over quoted scalars closed on the line, to its first opener; then brackets, commas,
 # ": ", blanks, plain words and quoted scalars without escapes, a match stopping short of
 # the line's end; or an opener after a quote left open. Possessive: one pass per line.
-_FLOW_LINE = re.compile(r"""\n(?:[^\[{"'\n]|"[^"\\\n]*+"|'[^'\n]*+')*+"""
+_QUOTED = r"""(?:"[^"\\\n]*+"|'[^'\n]*+')"""
+_FLOW_LINE = re.compile(r"""\n[^\[{"'\n]*+(?:""" + _QUOTED + r"""[^\[{"'\n]*+)*+"""
                         r"""(?:["'][^\[{\n]*+[\[{]|[\[{]"""
-                        r"""(?:[\[\]{}, ]|: |"[^"\\\n]*+"|'[^'\n]*+'|[A-Za-z0-9_./+=()$-])*+"""
+                        r"(?:[\[\]{}, A-Za-z0-9_./+=()$-]++|: |" + _QUOTED + r")*+"
                         r"(?!\n|\Z))")
 
 
@@ -100,6 +101,13 @@ def declined(text: str) -> bool:
     """Whether ``text`` must go to libyaml: outside the allow-list, or a scalar whose type
     or spelling rapidyaml's JSON would not give (scalars.py)."""
     return not admitted(text) or scalars.retyped(text)
+
+
+def keys_declined(text: str) -> bool:
+    """Whether ``text`` must go to libyaml for a check of its keys only (screen.cleared):
+    outside the allow-list, or a plain key YAML 1.1 types otherwise than a string, so that
+    keys rapidyaml writes apart may be one key to libyaml (``yes`` and ``true``)."""
+    return not admitted(text) or scalars.typed_keys(text)
 
 
 def admitted(text: str) -> bool:
@@ -146,4 +154,7 @@ def _forms(text: str) -> bool:
         return True
     if "[" not in text and "{" not in text:
         return False
-    return _OPEN_FLOW.search(text) is not None or _FLOW_LINE.search(lines) is not None
+    if _OPEN_FLOW.search(text) is not None:
+        return True
+    first = min(at for at in (lines.find("["), lines.find("{")) if at >= 0)
+    return _FLOW_LINE.search(lines, lines.rfind("\n", 0, first)) is not None

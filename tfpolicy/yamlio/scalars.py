@@ -39,6 +39,14 @@ _NUMBERISH = frozenset("-+0123456789.")
 # ".inf", and a key spelling inf or nan, quoted or not, its canonical form ('-.Inf' and
 # 'inf' become "-.inf" and ".inf"). Any such word in the text sends it to libyaml.
 _INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])(?![\w.-])")
+# A plain key that may not read as a string: as _TOKEN, a colon after it, canonical
+# numbers and words included (``1:`` and ``true:`` are keys libyaml types).
+_KEY = re.compile(
+    r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoO])"
+    r"([-+]?[0-9.](?:[0-9a-fA-FxX_.+-]|:(?=[0-9a-fA-FxX_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE"
+    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL)(?=[ \t]*:(?:[ \t\n]|$))",
+    re.MULTILINE,
+)
 _RESOLVER = yaml.resolver.Resolver()
 
 
@@ -68,6 +76,18 @@ def _alone(text: str, at: int) -> bool:
     at -= at > 0 and text[at - 1] == "."
     at -= at > 0 and text[at - 1] in "+-"
     return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-")
+
+
+def typed_keys(text: str) -> bool:
+    """A plain key whose YAML 1.1 type is not a string (see _KEY)."""
+    return any(_not_string(m.group(1)) for m in _KEY.finditer("\n" + text))
+
+
+def _not_string(token: str) -> bool:
+    if token[0] in _NUMBERISH:
+        return True
+    tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))  # type: ignore[no-untyped-call]
+    return tag not in _STR_TAGS
 
 
 def typed_otherwise(text: str) -> bool:

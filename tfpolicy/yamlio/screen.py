@@ -34,7 +34,7 @@ from typing import Any
 
 import ryml  # type: ignore[import-untyped]
 
-from tfpolicy.yamlio.allow import declined
+from tfpolicy.yamlio.allow import keys_declined
 
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 _silenced: list[bool] = []  # [True] once descriptor 2 is /dev/null for good
@@ -46,7 +46,7 @@ def cleared(text: str) -> bool:
 
     False means "parse it fully": not necessarily an error.
     """
-    if declined(text):
+    if keys_declined(text):
         return False
     try:
         tree = quietly(ryml.parse_in_arena, text.encode("utf-8"))

@@ -8,7 +8,7 @@ first text that reads back as exactly ``apply_edits(data, edits)`` wins
 Only edited documents get here, so unedited ones are never parsed twice.
 
 The read back is libyaml's (PyYAML's C loader, with the Kubernetes typing
-of load.py), never the fast reading that may have read the document the
+of load.py: readback.py), never the fast reading that may have read the document the
 edits were planned on: a net that reads with the reader it guards fails
 with it (DESIGN §4a).
 """
@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, edited, same
-from tfpolicy.yamlio.load import Parsed, parse_with_libyaml
+from tfpolicy.rewrite.edits import Edit, edited
+from tfpolicy.yamlio.load import Parsed
+from tfpolicy.yamlio.readback import reads_as
 from tfpolicy.yamlio.stream import RawDoc, newline_of
 
 # A marker line, searched in "\n" + text: the literal line break leads the search (a
@@ -86,10 +86,7 @@ def reads_back(text: str, original: str, intended: Any, file: str) -> bool:
         return False  # the next document's "---" would join its last line
     if _marker_lines(text) != _marker_lines(original):
         return False  # a lost "---" joins this document to the one before; a new one splits it
-    try:
-        return same(parse_with_libyaml(text, file=file).data, intended)
-    except TfpolicyError:
-        return False
+    return reads_as(text, intended)
 
 
 def _marker_lines(text: str) -> int:
