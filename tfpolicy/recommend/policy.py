@@ -117,7 +117,7 @@ def evidence(rec: Recommendation) -> list[str]:
 
 def header(result: Result, settings_line: str) -> str:
     lines = [f"# tfpolicy recommend: {settings_line}",
-             "# TensorFusion's percentile recommender (reference: autoscaler §7.3); "
+             "# TensorFusion's percentile recommender (docs/recommend.md, \"The recommender\"); "
              "values are per GPU."]
     left_out = sorted(result.left_out)
     if left_out:
