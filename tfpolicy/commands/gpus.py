@@ -17,7 +17,12 @@ from tfpolicy.errors import ExitCode
 from tfpolicy.gpus.table import GpuInfo, rows
 
 
-@click.command()
+@click.command(epilog=(
+    "\b\n"
+    "Examples:\n"
+    "  tfpolicy gpus                # every model, with TFLOPS, VRAM and cost\n"
+    "  tfpolicy gpus H100 --format json\n"
+))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.argument("contains", required=False, default="")
