@@ -9,15 +9,13 @@ own resources in a record stay ignored with a warning. Through the real CLI."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
-RECORD = "tfpolicy.dev/original"
+from tests.test_stages_record_trust import RECORD, tfpolicy
+
 WORKLOAD = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -60,11 +58,6 @@ spec:
   stage: rollback
   gpuResources: [huawei.com/npu]
 """
-
-
-def tfpolicy(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([TFPOLICY, *args], cwd=cwd, capture_output=True, text=True,
-                          check=False, timeout=120)
 
 
 @pytest.fixture
