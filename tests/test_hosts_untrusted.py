@@ -158,3 +158,17 @@ def test_krm_package_path_of_the_real_package_is_taken(tmp_path: Path) -> None:
     done = tfpolicy("krm", cwd=elsewhere, stdin=_resource_list(str(package), "p.yaml"))
     assert done.returncode == 0, done.stdout
     assert "tensor-fusion.ai/enabled" in done.stdout
+
+
+def test_krm_package_path_absent_here_reads_the_working_directory(tmp_path: Path) -> None:
+    """kpt runs an image with none of the host's files: its package-path does not exist
+    there, so the function's own folder applies, never anything wider."""
+    cwd = tmp_path / "container-workdir"
+    cwd.mkdir()
+    (cwd / "p.yaml").write_text(POLICY.read_text())
+    absent = str(tmp_path / "on-the-host" / "pkg")
+    done = tfpolicy("krm", cwd=cwd, stdin=_resource_list(absent, "p.yaml"))
+    assert done.returncode == 0, done.stdout
+    assert "tensor-fusion.ai/enabled" in done.stdout
+    escape = tfpolicy("krm", cwd=cwd, stdin=_resource_list(absent, "../outside.yaml"))
+    assert escape.returncode == 1 and "tensor-fusion.ai" not in escape.stdout

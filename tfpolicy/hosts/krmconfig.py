@@ -43,11 +43,11 @@ def package_root(items: Any, cwd: Path) -> Path:
         path = annotations.get(_PACKAGE_PATH)
         if isinstance(item, dict) and item.get("kind") == "Kptfile" and annotations.get(
                 "internal.config.kubernetes.io/path") == "Kptfile" and isinstance(path, str):
-            return _package(path, item)
+            return _package(path, item, cwd)
     return cwd
 
 
-def _package(path: str, kptfile: dict[str, Any]) -> Path:
+def _package(path: str, kptfile: dict[str, Any], cwd: Path) -> Path:
     """The folder ``path`` names, when it is the package this Kptfile item came from.
 
     kpt writes the annotation itself, an absolute path, over whatever the file
@@ -55,16 +55,28 @@ def _package(path: str, kptfile: dict[str, Any]) -> Path:
     stream (``kpt fn eval -``) it is whatever the resource says, and ``/`` or
     ``../..`` would widen the folder policies are read from to the whole
     machine. So it counts only when absolute and holding a Kptfile of the
-    same name; anything else is refused, never taken.
+    same name; anything else is refused, never taken. A function run as an
+    image sees none of the host's files: an absolute folder that does not
+    exist here is that case, and the function's own working directory applies,
+    as for a list with no Kptfile (nothing wider is ever read).
     """
     folder = Path(path)
     name = _mapping(kptfile.get("metadata")).get("name")
     if folder.is_absolute() and isinstance(name, str) and name and (
             _kptfile_name(folder / "Kptfile") == name):
         return folder
+    if folder.is_absolute() and not _exists(folder):
+        return cwd
     raise TfpolicyError(f"{_PACKAGE_PATH} {brief(path)} does not name the kpt package of "
                         "this ResourceList's Kptfile (an absolute folder holding a Kptfile "
                         "of the same name): no policy is read from it")
+
+
+def _exists(folder: Path) -> bool:
+    try:
+        return folder.exists()
+    except OSError:  # a name too long or otherwise unreadable: treated as absent
+        return False
 
 
 def _kptfile_name(path: Path) -> str | None:
