@@ -52,3 +52,8 @@ def copy_examples(dest: Path, *names: str) -> Path:
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes()
             for p in sorted(folder.rglob("*")) if p.is_file() and ".git" not in p.parts}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True).stdout

@@ -1,49 +1,22 @@
 """The hooks of ``.pre-commit-hooks.yaml`` under the real ``pre-commit try-repo`` (hosts.md §4).
 
-try-repo installs the hook repo with pip from a clone at HEAD, so the tests
-first snapshot the working tree into a throw-away git repo. pre-commit's
-cache (``PRE_COMMIT_HOME``) is shared by the session: pip runs once.
+The hook repository and pre-commit's cache are the session's (``conftest.py``).
 """
 
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
-from hostlib import BIN, EXAMPLES, ROOT, host_env, run, snapshot
+from hostlib import BIN, EXAMPLES, ROOT, git, run, snapshot
 
 HOOKS = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 MANIFESTS = ("llm-server.yaml", "batch-jobs.yaml", "opted-out.yaml", "monitoring.yaml")
 
 
 def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                   cwd=cwd, check=True, capture_output=True)
-
-
-@pytest.fixture(scope="session")
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The working tree's files (tracked and new, not ignored) committed in a fresh repo."""
-    dest = tmp_path_factory.mktemp("hook-repo")
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=ROOT,
-                            check=True, capture_output=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source, target = ROOT / name, dest / name
-        if source.is_symlink() or source.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target, follow_symlinks=False)
-    _git(dest, "init", "-q")
-    _git(dest, "add", "-A")
-    _git(dest, "commit", "-qm", "snapshot")
-    return dest
-
-
-@pytest.fixture(scope="session")
-def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return host_env(PRE_COMMIT_HOME=str(tmp_path_factory.mktemp("pre-commit-home")))
+    git(cwd, *args)
 
 
 def _manifest_repo(tmp: Path, *extra: tuple[str, str]) -> Path:

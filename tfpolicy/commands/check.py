@@ -7,6 +7,7 @@ import difflib
 import click
 
 from tfpolicy.commands.common import (
+    HookCommand,
     emit_findings,
     emit_not_migrated,
     engine_options,
@@ -20,7 +21,7 @@ from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
 
-@click.command(epilog=(
+@click.command(cls=HookCommand, epilog=(
     "\b\n"
     "Examples:\n"
     "  tfpolicy check manifests/\n"

@@ -15,6 +15,7 @@ from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
+from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.config import lookup
 from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
@@ -22,7 +23,30 @@ from tfpolicy.rewrite.pipeline import Options
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
+_HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
+
+
+class HookCommand(click.Command):
+    """A command a pre-commit hook runs: ``--hook -- [OPTIONS --] FILES``, so no file
+    name lands where an option is parsed (``tfpolicy.hosts.hook``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, hook_argv(args))
+
+
+def _remember_hook(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[_HOOK] = value
+    return value
+
+
+def hook_option(func: F) -> F:
+    """``--hook``: what the pre-commit hooks run (docs/hosts.md, "pre-commit")."""
+    return click.option(
+        "--hook", is_flag=True, expose_value=False, callback=_remember_hook,
+        help="What the pre-commit hooks run: every name after `--` is a file; a changed "
+             ".tfpolicy.yaml or policy file brings in every manifest it governs; as "
+             "--skip-unconfigured.")(func)
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
@@ -91,6 +115,7 @@ def engine_options(func: F) -> F:
         click.option("--skip-unconfigured", is_flag=True, expose_value=False,
                      callback=_remember, help="fix/check: when no .tfpolicy.yaml governs any "
                      "file named, check nothing and exit 0 (the pre-commit hooks use it)."),
+        hook_option,
     ]
     for option in reversed(options):
         func = option(func)
@@ -122,6 +147,7 @@ class Run:
     fmt: str
     scopes: Scopes | None = None
     skip_unconfigured: bool = False  # hooks: a run no config governs checks nothing, exit 0
+    hook: bool = False  # a changed config or policy file brings in the manifests it governs
     jobs: int = 0  # worker processes (``rewrite.parallel``); 0: one per usable CPU
 
     @property
@@ -148,11 +174,13 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
     fmt = fmt or (config.format if config else None) or "text"
     meta = click.get_current_context().meta
     jobs = int(meta.get(_JOBS, 1))  # 1 where a command takes no -j
+    hook = bool(meta.get(_HOOK))
     if policies:
-        return Run(load_policy_set(list(policies), Path(".")), options, fmt, jobs=jobs)
+        return Run(load_policy_set(list(policies), Path(".")), options, fmt, hook=hook,
+                   jobs=jobs)
     loaded = load_policy_set(list(config.policies), config.base) if config else None
-    skip = bool(meta.get(_SKIP_UNCONFIGURED))
-    return Run(loaded, options, fmt, Scopes(namespace, explain), skip, jobs)
+    skip = hook or bool(meta.get(_SKIP_UNCONFIGURED))
+    return Run(loaded, options, fmt, Scopes(namespace, explain), skip, hook, jobs)
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:

@@ -12,7 +12,13 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import emit_findings, engine_options, jobs_option, resolve
+from tfpolicy.commands.common import (
+    HookCommand,
+    emit_findings,
+    engine_options,
+    jobs_option,
+    resolve,
+)
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.output import Writes, clean_stale
@@ -20,7 +26,7 @@ from tfpolicy.files.swap import Kept
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
-@click.command(epilog=(
+@click.command(cls=HookCommand, epilog=(
     "\b\n"
     "Examples:\n"
     "  tfpolicy fix manifests/\n"

@@ -19,6 +19,7 @@ from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
+from tfpolicy.hosts.hook import hook_files
 from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.edits import Edit, format_path
 from tfpolicy.rewrite.engine import Change, objects, resource_ref
@@ -67,7 +68,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     rewrites, findings = [], []
     changes: list[Change] = []
     unscoped = 0
-    total, batches = _batches(paths, run.jobs)
+    total, batches = _batches(hook_files(named(paths)) if run.hook else paths, run.jobs)
     shown = progress(total)
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
     for batch in parallel.ordered(work, batches, run.jobs,

@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import emit_findings
+from tfpolicy.commands.common import HookCommand, emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
+from tfpolicy.hosts.hook import POLICY_KIND
 from tfpolicy.policy.config import FILENAME, find_config, lookup
 from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
 
-# A document of this kind, whatever the file is called (``migration.yaml`` in the
-# kustomize and kpt examples, ``gpu-policy.yaml``, ...); JSON quotes the key.
-_POLICY_KIND = re.compile(r'^\s*"?kind"?\s*:\s*["\']?MigrationPolicy\b', re.MULTILINE)
 
-
-@click.command(epilog=(
+@click.command(cls=HookCommand, epilog=(
     "\b\n"
     "Examples:\n"
     "  tfpolicy validate policies/llm-serving.yaml\n"
@@ -31,10 +27,13 @@ _POLICY_KIND = re.compile(r'^\s*"?kind"?\s*:\s*["\']?MigrationPolicy\b', re.MULT
               help="Of the files named, validate every one holding a kind: MigrationPolicy, "
                    "and the policies of each .tfpolicy.yaml named; skip the rest (the "
                    "pre-commit hook uses it).")
+@click.option("--hook", is_flag=True,
+              help="What the pre-commit hook runs: --discover, and every name after `--` is "
+                   "a file.")
 @click.argument("policies", nargs=-1)
-def validate(fmt: str, discover: bool, policies: tuple[str, ...]) -> int:
+def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) -> int:
     """Validate policy files (default: the policies of .tfpolicy.yaml)."""
-    if discover:
+    if discover or hook:
         found, findings = _discovered(policies)
     else:
         refs, base = _refs(policies)
@@ -79,6 +78,6 @@ def _sources(files: tuple[str, ...]) -> list[tuple[list[str], Path]]:
             config = lookup(path.parent).config  # this very file, its repository known
             if config is not None:
                 sources.append((list(config.policies), config.base))
-        elif path.suffix in (".yaml", ".yml", ".json") and _POLICY_KIND.search(read_text(file)):
+        elif path.suffix in (".yaml", ".yml", ".json") and POLICY_KIND.search(read_text(file)):
             sources.append(([file], Path(".")))
     return sources
