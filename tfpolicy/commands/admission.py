@@ -22,20 +22,18 @@ from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_obj
 from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import KINDS
 from tfpolicy.admission.placeholders import PlaceholderError
+from tfpolicy.commands.common import OPERATOR_HELP, decide
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
 from tfpolicy.plan.webhook import with_hami
-from tfpolicy.policy.config import find_config
 from tfpolicy.policy.model import Policy
 from tfpolicy.rewrite.edits import Path as EditPath
 from tfpolicy.rewrite.engine import objects
 
 _GROUP = "tensor-fusion.ai/"
-OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
-                 "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -47,9 +45,11 @@ def operator_options(func: F) -> F:
         click.option("--namespaces", type=click.Path(dir_okay=False),
                      help="Namespace objects whose labels namespaceSelector reads."),
         click.option("--operator-config", "operator", multiple=True,
-                     type=click.Path(dir_okay=False), metavar="FILE", help=OPERATOR_HELP),
-        click.option("-n", "--namespace", default="default", show_default=True,
-                     help="Namespace for manifests that name none."),
+                     type=click.Path(dir_okay=False), metavar="FILE",
+                     help=OPERATOR_HELP + " Default: operatorConfig of .tfpolicy.yaml."),
+        click.option("-n", "--namespace", default=None,
+                     help="Namespace for manifests that name none [default: namespace of "
+                          ".tfpolicy.yaml, else default]."),
     ]
     for option in reversed(options):
         func = option(func)
@@ -156,10 +156,12 @@ def _pools(given: tuple[WebhookPool, ...],
               show_default=True)
 @click.argument("paths", nargs=-1, type=click.Path())
 def admission(policies: tuple[str, ...], values: str | None, namespaces: str | None,
-              operator: tuple[str, ...], namespace: str, output: str | None, fmt: str,
+              operator: tuple[str, ...], namespace: str | None, output: str | None, fmt: str,
               paths: tuple[str, ...]) -> int:
     """Simulate the TensorFusion webhook on every pod template; exit 1 if any pod is rejected."""
-    loaded = _policies(policies)
+    decided = decide(policies, namespace, operator)
+    loaded = _policies(decided.policies, decided.base)
+    operator, namespace = decided.operator, decided.namespace
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
     webhook = with_hami(cluster_webhook(values, namespaces, docs, operator, namespace), loaded)
@@ -180,16 +182,10 @@ def admission(policies: tuple[str, ...], values: str | None, namespaces: str | N
     return ExitCode.FINDINGS if _rejected(items) else ExitCode.OK
 
 
-def _policies(refs: tuple[str, ...]) -> tuple[Policy, ...]:
-    """The policies given, else the project's (``.tfpolicy.yaml``), else none: admission
-    reads only their ``spec.hami`` (the cluster's HAMi names); an invalid one exits 2."""
-    given, base = list(refs), Path(".")
-    if not refs:
-        config = find_config(Path.cwd())
-        if config is None:
-            return ()
-        given, base = list(config.policies), config.base
-    return load_policy_set(given, base).policies
+def _policies(refs: tuple[str, ...], base: Path) -> tuple[Policy, ...]:
+    """The policies decided, else none: admission reads only their ``spec.hami`` (the
+    cluster's HAMi names); an invalid one exits 2."""
+    return load_policy_set(list(refs), base).policies if refs else ()
 
 
 def _rejected(items: list[Admitted]) -> int:

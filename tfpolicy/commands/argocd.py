@@ -17,8 +17,8 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.common import emit_findings
+from tfpolicy.commands.scope import loaded_policies
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.sources import load_policy_set
 from tfpolicy.files.stream import write_out
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.hosts.appsource import Source, check_links, dependencies, render
@@ -49,7 +49,7 @@ def generate() -> int:
     cwd = Path.cwd()
     run = settings(os.environ, cwd)
     check_links(cwd, run.root)
-    policies = load_policy_set(list(run.refs), run.base)
+    policies = loaded_policies(run.decided)
     if run.stage:
         policies = with_stage(policies, run.stage)
     chunks, findings = _migrate(render(cwd, os.environ, run.render), policies,

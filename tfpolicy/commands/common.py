@@ -11,20 +11,22 @@ from typing import Any, TypeVar
 import click
 
 from tfpolicy.commands.progress import QUIET
-from tfpolicy.commands.scope import Scope, Scopes, Unscoped
+from tfpolicy.commands.scope import Scope, Scopes, Unscoped, loaded_policies
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import load_policy_set
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.hosts.hook import hook_argv
-from tfpolicy.policy.config import lookup
+from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure, lookup
 from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
 F = TypeVar("F", bound=Callable[..., Any])
+OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
+                 "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
 _HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
+_OPERATOR = "tfpolicy.operator"
 
 
 class HookCommand(click.Command):
@@ -56,6 +58,12 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 
 def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     ctx.meta[QUIET] = value
+    return value
+
+
+def _remember_operator(ctx: click.Context, param: click.Parameter,
+                       value: tuple[str, ...]) -> tuple[str, ...]:
+    ctx.meta[_OPERATOR] = value
     return value
 
 
@@ -106,6 +114,9 @@ def engine_options(func: F) -> F:
                      help="Namespace for manifests that name none [default: default]."),
         click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
                      help="How findings are printed [default: text]."),
+        click.option("--operator-config", multiple=True, metavar="FILE", expose_value=False,
+                     callback=_remember_operator, help=OPERATOR_HELP + " They decide which "
+                     "GPU vendors are configured; default: operatorConfig of .tfpolicy.yaml."),
         click.option("--explain", is_flag=True,
                      help="Say why each GPU workload was not selected, and each file skipped."),
         # Kept out of the command's parameters (set in the context), so every command
@@ -137,6 +148,13 @@ def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
     return paths
 
 
+class Unset:
+    """No config passed: ``decide`` looks it up."""
+
+
+UNSET = Unset()
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
     """The policies of the working directory (``-p``, else its config) and, without
@@ -163,24 +181,34 @@ class Run:
         return self.scopes.of(path)
 
 
+def decide(policies: tuple[str, ...], namespace: str | None, operator: tuple[str, ...] = (),
+           fmt: str | None = None, config: ProjectConfig | Unset | None = UNSET,
+           ) -> Configuration:
+    """What the working directory's run uses: the flags, then its ``.tfpolicy.yaml``."""
+    found = lookup(Path.cwd()).config if isinstance(config, Unset) else config
+    return configure(found, Given(policies, Path("."), namespace, operator, fmt))
+
+
 def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
             explain: bool) -> Run:
-    """The policy set and options, from flags first, then the project config."""
+    """The policy set and options, from flags first, then the project config
+    (``tfpolicy.policy.config.configure``, as every command decides them)."""
     found = lookup(Path.cwd())
-    config = found.config
     if explain and not policies:
         click.echo(f"tfpolicy: {found.explain()}", err=True)
-    options = Options(namespace or (config.namespace if config else None) or "default", explain)
-    fmt = fmt or (config.format if config else None) or "text"
     meta = click.get_current_context().meta
+    operator = tuple(meta.get(_OPERATOR, ()))
+    decided = decide(policies, namespace, operator, fmt, found.config)
+    options = Options(decided.namespace, explain)
+    fmt = decided.format or "text"
     jobs = int(meta.get(_JOBS, 1))  # 1 where a command takes no -j
     hook = bool(meta.get(_HOOK))
     if policies:
-        return Run(load_policy_set(list(policies), Path(".")), options, fmt, hook=hook,
-                   jobs=jobs)
-    loaded = load_policy_set(list(config.policies), config.base) if config else None
+        return Run(loaded_policies(decided), options, fmt, hook=hook, jobs=jobs)
+    loaded = loaded_policies(decided) if found.config else None
     skip = hook or bool(meta.get(_SKIP_UNCONFIGURED))
-    return Run(loaded, options, fmt, Scopes(namespace, explain), skip, hook, jobs)
+    return Run(loaded, options, fmt, Scopes(Given(namespace=namespace, operator=operator),
+                                            explain), skip, hook, jobs)
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:

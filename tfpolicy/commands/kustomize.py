@@ -15,14 +15,14 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import emit_findings
+from tfpolicy.commands.common import decide, emit_findings
+from tfpolicy.commands.scope import loaded_policies
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
-from tfpolicy.files.sources import STDIN, load_policy_set, read_text
+from tfpolicy.files.sources import STDIN, read_text
 from tfpolicy.files.stream import write_out
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
-from tfpolicy.policy.config import find_config
 from tfpolicy.rewrite.pipeline import Options, transform
 
 
@@ -35,9 +35,9 @@ def kustomize() -> None:
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 def transform_stream(config: str) -> int:
     """Transform the resource stream on stdin with the MigrationPolicy in CONFIG."""
-    policies = load_policy_set([config])
-    project = find_config(Path.cwd())  # cwd is the kustomization root (hosts.md §2)
-    options = Options((project.namespace if project else None) or "default")
+    decided = decide((config,), None)  # cwd is the kustomization root (hosts.md §2)
+    policies = loaded_policies(decided)
+    options = Options(decided.namespace)
     result = transform(read_text(STDIN), policies, "<kustomize>", options)
     emit_findings(result.findings, "text", err=True)
     if has_errors(result.findings):

@@ -26,7 +26,7 @@ from tfpolicy.commands.admission import (
     read_documents,
     read_mapping,
 )
-from tfpolicy.commands.common import fail_on_option
+from tfpolicy.commands.common import decide, fail_on_option
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
@@ -47,7 +47,6 @@ from tfpolicy.plan import (
 from tfpolicy.plan.html import Inputs, as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
-from tfpolicy.policy.config import find_config
 from tfpolicy.policy.schema import validate
 from tfpolicy.scheduler import Inventory, SchedulerSettings
 
@@ -81,9 +80,9 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 @fail_on_option
 @click.argument("paths", nargs=-1, type=click.Path())
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
-         operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
-         rollout: str, consolidate: bool, emit_policies: str | None, fail_on: Severity,
-         paths: tuple[str, ...]) -> int:
+         operator: tuple[str, ...], namespace: str | None, steps: str, fmt: str,
+         output: str | None, rollout: str, consolidate: bool, emit_policies: str | None,
+         fail_on: Severity, paths: tuple[str, ...]) -> int:
     """Plan the migration step by step and prove each step fits the inventory.
 
     Exit 1 when a step does not fit; with --fail-on warning, also when the plan warns
@@ -115,14 +114,16 @@ def _few_collections() -> Iterator[None]:
 
 
 def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
-          operator: tuple[str, ...], namespace: str, steps: str, fmt: str, output: str | None,
-          rollout: str, consolidate: bool, emit_policies: str | None,
+          operator: tuple[str, ...], namespace: str | None, steps: str, fmt: str,
+          output: str | None, rollout: str, consolidate: bool, emit_policies: str | None,
           paths: tuple[str, ...]) -> Plan:
     ladder = parse_ladder(steps)
     tell = _progress()
     if tell is not None:
         tell("reading")
-    policy_docs, shown = policy_documents(policies)
+    decided = decide(policies, namespace, operator)
+    operator, namespace = decided.operator, decided.namespace
+    policy_docs, shown = policy_documents(decided.policies, decided.base)
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
     fleet = read_inventory(inventory)
@@ -184,12 +185,11 @@ def scheduler_settings(values: str | None,
         raise exc.located(values) from None
 
 
-def policy_documents(refs: tuple[str, ...]) -> tuple[list[Mapping[str, Any]], str]:
-    """The raw, schema-valid policy documents (validation raises: exit 2)."""
-    given, base = list(refs), Path(".")
-    config = None if refs else find_config(Path.cwd())
-    if config is not None:
-        given, base = list(config.policies), config.base
+def policy_documents(refs: tuple[str, ...], base: Path = Path(".")
+                     ) -> tuple[list[Mapping[str, Any]], str]:
+    """The raw, schema-valid policy documents (validation raises: exit 2); the refs are
+    those ``decide`` gave (the flags', else the project config's)."""
+    given = list(refs)
     load_policy_set(given, base)
     docs: list[Mapping[str, Any]] = []
     for ref in given:

@@ -9,11 +9,12 @@ governs is skipped, and ``--explain`` says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tfpolicy.files.sources import load_policy_set
-from tfpolicy.policy.config import ProjectConfig, lookup
+from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure, lookup
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -37,7 +38,7 @@ class Unscoped:
 class Scopes:
     """Each folder's nearest config, each config's policies: looked up once per run."""
 
-    namespace: str | None
+    given: Given  # the flags: they win over each file's config
     explain: bool
     _folders: dict[Path, ProjectConfig | Unscoped] = field(default_factory=dict)
     _loaded: dict[Path, Scope] = field(default_factory=dict)
@@ -54,10 +55,26 @@ class Scopes:
 
     def _scope(self, config: ProjectConfig) -> Scope:
         if config.path not in self._loaded:
-            namespace = self.namespace or config.namespace or "default"
-            policies = load_policy_set(list(config.policies), config.base)
-            self._loaded[config.path] = Scope(policies, Options(namespace, self.explain))
+            decided = configure(config, self.given)
+            self._loaded[config.path] = Scope(loaded_policies(decided),
+                                              Options(decided.namespace, self.explain))
         return self._loaded[config.path]
+
+
+def loaded_policies(decided: Configuration) -> PolicySet:
+    """The policies decided, knowing the GPU vendors the operator's ProviderConfigs list."""
+    return with_operator(load_policy_set(list(decided.policies), decided.base), decided)
+
+
+def with_operator(policies: PolicySet, decided: Configuration) -> PolicySet:
+    """``policies`` with the GPU vendors of the operator configuration decided (without
+    one: the chart's default provider, NVIDIA)."""
+    if not decided.operator:
+        return policies
+    from tfpolicy.commands.admission import cluster_webhook  # the operator's objects, read
+    providers = cluster_webhook(None, None, [], decided.operator, decided.namespace).providers
+    extra = tuple(r for p in policies.policies for r in p.gpu_resources)
+    return replace(policies, gpus=GpuResources(extra, providers))
 
 
 def chart_template(path: str) -> str:

@@ -20,6 +20,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
+from tfpolicy.commands.common import decide
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
@@ -79,7 +80,8 @@ EXIT_CODES = {Verdict.READY: int(ExitCode.OK), Verdict.WAIT: WAIT_EXIT,
               help="Write the report to FILE instead of stdout (the HTML page, typically).")
 @click.argument("paths", nargs=-1, type=click.Path())
 def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
-                   namespaces: str | None, operator: tuple[str, ...], namespace: str, steps: str,
+                   namespaces: str | None, operator: tuple[str, ...], namespace: str | None,
+                   steps: str,
                    step: int | None, snapshots: tuple[str, ...], live: bool,
                    context: str | None, fmt: str, output: str | None,
                    paths: tuple[str, ...]) -> int:
@@ -90,7 +92,9 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     """
     ladder = parse_ladder(steps)
     _check_sources(snapshots, live, context, paths)
-    policy_docs, shown = policy_documents(policies)
+    decided = decide(policies, namespace, operator)
+    operator, namespace = decided.operator, decided.namespace
+    policy_docs, shown = policy_documents(decided.policies, decided.base)
     docs = read_documents(paths)
     snapshot = _live(context, _has_rollouts(docs)) if live else _read(snapshots)
     fleet = read_inventory(inventory) if inventory else _fleet(snapshot)

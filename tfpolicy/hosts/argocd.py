@@ -23,17 +23,27 @@ from tfpolicy.files.sources import confine_refs
 from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
-from tfpolicy.policy.config import find_config
+from tfpolicy.policy.config import Configuration, Given, configure, find_config
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    refs: tuple[str, ...]
-    base: Path  # what relative policy paths are relative to
+    decided: Configuration  # policies, namespace, operator config: as every host decides
     stage: str | None
-    namespace: str
     root: Path  # the repository the cmp-server unpacked: nothing is read outside it
     render: RenderOptions = PLAIN
+
+    @property
+    def refs(self) -> tuple[str, ...]:
+        return self.decided.policies
+
+    @property
+    def base(self) -> Path:
+        return self.decided.base
+
+    @property
+    def namespace(self) -> str:
+        return self.decided.namespace
 
 
 def settings(env: Mapping[str, str], cwd: Path) -> Settings:
@@ -46,24 +56,23 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
     """
     root = repository_root(env, cwd)
     config = find_config(cwd, root)
-    refs: tuple[str, ...] = config.policies if config else ()
-    base = config.base if config else cwd
+    refs: tuple[str, ...] = ()
     from_env = split_refs(env.get("ARGOCD_ENV_TFPOLICY_POLICIES", ""))
     if from_env:
         confine_refs(from_env, cwd, root, "ARGOCD_ENV_TFPOLICY_POLICIES")
-        refs, base = from_env, cwd
+        refs = from_env
     params = _parameters(env)
     if params.get("policies"):
-        refs, base = tuple(params["policies"]), cwd
+        refs = tuple(params["policies"])
         confine_refs(refs, cwd, root, "the plugin parameter 'policies'")
-    if not refs:
+    given = env.get("ARGOCD_APP_NAMESPACE")
+    namespace = namespace_name(given, "ARGOCD_APP_NAMESPACE") if given else None
+    decided = configure(config, Given(refs, cwd, namespace))
+    if not decided.policies:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
     stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
-    given = env.get("ARGOCD_APP_NAMESPACE")
-    namespace = ((namespace_name(given, "ARGOCD_APP_NAMESPACE") if given else None)
-                 or (config.namespace if config else None) or "default")
-    return Settings(refs, base, str(stage) if stage else None, namespace, root,
+    return Settings(decided, str(stage) if stage else None, root,
                     render_options(params, cwd, root))
 
 

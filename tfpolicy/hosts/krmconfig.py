@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy import yamlio
+from tfpolicy.commands.scope import loaded_policies, with_operator
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
-from tfpolicy.policy.config import find_config
+from tfpolicy.policy.config import Given, ProjectConfig, find_config
+from tfpolicy.policy.config import configure as decide
 from tfpolicy.policy.model import Policy
 from tfpolicy.policy.schema import brief
 from tfpolicy.rewrite.engine import PolicySet
@@ -95,16 +97,21 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 
 def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
-    """The policy set and options a functionConfig asks for."""
+    """The policy set and options a functionConfig asks for; what it leaves out (the
+    namespace, the operator configuration) the package's ``.tfpolicy.yaml`` gives, as on
+    every host (``tfpolicy.policy.config.configure``)."""
+    project = find_config(cwd)
     if not config or (_is_configmap(config) and not config.get("data")):
-        return _project(cwd)
+        return _project(project)
     if not isinstance(config, dict):
         raise TfpolicyError("functionConfig must be a mapping")
     shown = _shown(config)
     if (config.get("apiVersion"), config.get("kind")) == POLICY_KIND:
-        return PolicySet.of(policies_from_text(rt.dump_block(config), shown)), Options()
+        chosen = PolicySet.of(policies_from_text(rt.dump_block(config), shown))
+        return _configured(chosen, project, None)
     if _is_configmap(config):
-        return _from_configmap(config["data"], shown, cwd)
+        chosen, namespace = _from_configmap(config["data"], shown, cwd)
+        return _configured(chosen, project, namespace)
     raise TfpolicyError(
         f"functionConfig must be a {'/'.join(POLICY_KIND)} or a v1/ConfigMap, "
         f"not {brief(config.get('apiVersion'))}/{brief(config.get('kind'))}"
@@ -129,16 +136,26 @@ def _shown(config: dict[str, Any]) -> str:
     return path if isinstance(path, str) and path else "functionConfig"
 
 
-def _project(cwd: Path) -> tuple[PolicySet, Options]:
-    config = find_config(cwd)
+def _project(config: ProjectConfig | None) -> tuple[PolicySet, Options]:
     if config is None:
         raise TfpolicyError("no policy: give a functionConfig (a MigrationPolicy, or a "
                             "ConfigMap with data.policies) or add a .tfpolicy.yaml")
-    return load_policy_set(list(config.policies), config.base), Options(config.namespace
-                                                                         or "default")
+    decided = decide(config)
+    return loaded_policies(decided), Options(decided.namespace)
 
 
-def _from_configmap(data: Any, shown: str, cwd: Path) -> tuple[PolicySet, Options]:
+def _configured(chosen: PolicySet, config: ProjectConfig | None,
+                namespace: str | None) -> tuple[PolicySet, Options]:
+    """The functionConfig's policies, with the namespace and operator configuration decided
+    (the functionConfig's namespace, else the project config's)."""
+    decided = decide(config, Given(policies=_GIVEN, namespace=namespace))
+    return with_operator(chosen, decided), Options(decided.namespace)
+
+
+_GIVEN = ("functionConfig",)  # the policies are the functionConfig's: the config's are not read
+
+
+def _from_configmap(data: Any, shown: str, cwd: Path) -> tuple[PolicySet, str | None]:
     _check_data(data, shown)
     policies: list[Policy] = []
     refs = split_refs(data.get("policies", ""))
@@ -153,7 +170,7 @@ def _from_configmap(data: Any, shown: str, cwd: Path) -> tuple[PolicySet, Option
     chosen = PolicySet.of(policies)
     if data.get("stage"):
         chosen = with_stage(chosen, data["stage"])
-    return chosen, Options(data.get("namespace") or "default")
+    return chosen, data.get("namespace") or None
 
 
 def _inline(text: str, shown: str) -> str:

@@ -10,6 +10,10 @@ The file itself, and the policy paths in it, must stay inside its
 repository (the folder with ``.git`` above it, else the file's own folder),
 symlinks resolved: a config is data a repository ships, and must not make
 tfpolicy read the files of whoever runs it.
+
+Every command and host decides its policies, namespace and operator
+configuration by one function, ``configure``: what the command was given
+(flags, a host's environment) first, then the config, then the defaults.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from tfpolicy.files.sources import confine_refs, inside
 from tfpolicy.policy.schema import shape, validate
 
 FILENAME = ".tfpolicy.yaml"
+DEFAULT_NAMESPACE = "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,10 +36,48 @@ class ProjectConfig:
     policies: tuple[str, ...]
     namespace: str | None = None
     format: str | None = None
+    operator: tuple[str, ...] = ()  # operator config files (``operatorConfig``), from base
 
     @property
     def base(self) -> Path:
         return self.path.parent
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """What a run decided, whichever command or host runs it (``configure``)."""
+
+    policies: tuple[str, ...]  # policy paths or built-in names
+    base: Path  # what relative policy paths are relative to
+    namespace: str  # for manifests that name none
+    operator: tuple[str, ...]  # ProviderConfig & co. files, as paths usable from the cwd
+    format: str | None  # findings' format, when given or configured
+    config: ProjectConfig | None  # the config that governs the run (its scope), if any
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What a command was given besides the config: flags, or a host's environment."""
+
+    policies: tuple[str, ...] = ()
+    base: Path = Path(".")  # what the given policy paths are relative to
+    namespace: str | None = None
+    operator: tuple[str, ...] = ()
+    format: str | None = None
+
+
+def configure(config: ProjectConfig | None, given: Given = Given()) -> Configuration:
+    """The one resolution: what was given wins, field by field, over the config, and the
+    config over the defaults (no policy, namespace ``default``, no operator files)."""
+    policies, base = given.policies, given.base
+    if not policies and config is not None:
+        policies, base = config.policies, config.base
+    namespace = given.namespace or (config.namespace if config else None) or DEFAULT_NAMESPACE
+    operator = given.operator
+    if not operator and config is not None:
+        operator = tuple(str(config.base / ref) for ref in config.operator)
+    fmt = given.format or (config.format if config else None)
+    return Configuration(policies, base, namespace, operator, fmt, config)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,4 +183,10 @@ def load_config(path: Path, root: Path | None = None) -> ProjectConfig:
         raise TfpolicyError(f"{violation.message} ({violation.json_path})", file=str(path))
     policies = tuple(config.get("policies", []))
     confine_refs(policies, path.parent, root or path.parent, str(path))
-    return ProjectConfig(path, policies, config.get("namespace"), config.get("format"))
+    operator = tuple(config.get("operatorConfig", []))
+    for ref in operator:  # always a path, never a built-in name
+        if not inside(path.parent / ref, (root or path.parent).resolve()):
+            raise TfpolicyError(f"operatorConfig path {ref!r} leaves the repository: operator "
+                                "config files named here must be inside it", file=str(path))
+    return ProjectConfig(path, policies, config.get("namespace"), config.get("format"),
+                         operator)
