@@ -17,6 +17,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.common import emit_findings
+from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.scope import loaded_policies
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.stream import write_out
@@ -44,8 +45,13 @@ def init() -> int:
 
 
 @argocd.command()
-def generate() -> int:
-    """Render the app folder and apply its policies; print the manifests."""
+@click.option("--explain", is_flag=True,
+              help="Say which files of a plain-folder app were skipped, and why.")
+def generate(explain: bool) -> int:
+    """Render the app folder and apply its policies; print the manifests.
+
+    A file holding no Kubernetes object (a compose file, any YAML without
+    apiVersion and kind) is skipped, as the pre-commit hooks skip it."""
     cwd = Path.cwd()
     run = settings(os.environ, cwd)
     check_links(cwd, run.root)
@@ -53,7 +59,7 @@ def generate() -> int:
     if run.stage:
         policies = with_stage(policies, run.stage)
     chunks, findings = _migrate(render(cwd, os.environ, run.render), policies,
-                                Options(run.namespace))
+                                Options(run.namespace, explain))
     emit_findings(findings, "text", err=True)
     if has_errors(findings):
         return ExitCode.FINDINGS
@@ -68,12 +74,30 @@ def _migrate(sources: list[Source], policies: PolicySet,
     chunks: list[str] = []
     findings: list[Finding] = []
     for number, source in enumerate(sources):
+        reason = _foreign(source)
+        if reason:
+            if options.explain:
+                click.echo(f"tfpolicy: skipped {source.name}: {reason}", err=True)
+            continue
         docs = [d for d in yamlio.split_documents(source.text) if not _own(d, source.name)]
         text = "".join(_texts(transform_documents(docs, policies, source.name, options),
                               findings))
         if text.strip():
             chunks.append(_separated(text, number > 0 and bool(chunks)))
     return chunks, findings
+
+
+# An object's two keys at the top of a document (or quoted, in JSON): a file naming both
+# is read as a manifest without a second parse; any other is asked whether it is one.
+_OBJECT_KEYS = (re.compile(r'^(?:apiVersion|"apiVersion")\s*:|"apiVersion"\s*:', re.MULTILINE),
+                re.compile(r'^(?:kind|"kind")\s*:|"kind"\s*:', re.MULTILINE))
+
+
+def _foreign(source: Source) -> str:
+    """Why a plain-folder file is not a manifest (empty: it is one, or it is broken)."""
+    if all(key.search(source.text) for key in _OBJECT_KEYS):
+        return ""
+    return not_kubernetes(source.text.encode("utf-8"), source.name)
 
 
 def _texts(outcomes: Iterator[DocOutcome], findings: list[Finding]) -> Iterator[str]:

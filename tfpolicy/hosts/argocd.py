@@ -12,6 +12,7 @@ namespace, ``ARGOCD_APP_NAMESPACE``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import count, takewhile
@@ -20,6 +21,7 @@ from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs
+from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
@@ -87,11 +89,22 @@ def repository_root(env: Mapping[str, str], cwd: Path) -> Path:
     return here.parents[len(parts) - 1]
 
 
+# The parameters plugins/argocd/plugin.yaml announces, each with its collection type.
+PARAMETERS = {"policies": "array", "stage": "string", "helm-value-files": "array",
+              "helm-values": "string", "helm-parameters": "map", "helm-release-name": "string",
+              "kustomize-enable-helm": "string", "kustomize-load-restrictor": "string"}
+ENV = ("TFPOLICY_POLICIES", "TFPOLICY_STAGE")  # plugin env, seen as ARGOCD_ENV_<name>
+_PARAMETER = "plugin parameter"
+
+
 def _parameters(env: Mapping[str, str]) -> dict[str, Any]:
-    """``policies`` (list) and ``stage`` (string) from the Application's plugin parameters."""
+    """``policies`` (list) and ``stage`` (string) from the Application's plugin parameters;
+    a name the plugin does not announce (``polices``) is refused, not ignored."""
+    _known_env(env)
     raw = env.get("ARGOCD_APP_PARAMETERS")
     if raw:
         return _from_json(raw)
+    _known_param_env(env)
     found: dict[str, Any] = {}
     items = list(takewhile(lambda v: v is not None,
                            (env.get(f"PARAM_POLICIES_{i}") for i in count())))
@@ -103,6 +116,30 @@ def _parameters(env: Mapping[str, str]) -> dict[str, Any]:
     return found
 
 
+def _known_env(env: Mapping[str, str]) -> None:
+    """Of the Application's plugin env, the names meant for tfpolicy (``TFPOLICY_*``)."""
+    for name in sorted(env):
+        own = name.removeprefix("ARGOCD_ENV_")
+        if own != name and own.startswith("TFPOLICY_"):
+            known_names([own], ENV, "plugin env", name, repr)
+
+
+_INDEX = re.compile(r"_[0-9]+$")
+
+
+def _known_param_env(env: Mapping[str, str]) -> None:
+    """``PARAM_<NAME>`` (an array's ``_<i>``, a map's ``_<KEY>`` after it), as the
+    cmp-server names each parameter: upper case, ``-`` as ``_``."""
+    forms = {name.upper().replace("-", "_"): kind for name, kind in PARAMETERS.items()}
+    for variable in sorted(v for v in env if v.startswith("PARAM_")):
+        rest = variable.removeprefix("PARAM_")
+        if rest in forms or any(rest.startswith(f"{form}_") for form, kind in forms.items()
+                                if kind != "string"):
+            continue
+        guess = _INDEX.sub("", rest).lower().replace("_", "-")
+        known_names([guess], tuple(PARAMETERS), _PARAMETER, variable, repr)
+
+
 def _from_json(raw: str) -> dict[str, Any]:
     try:
         params = json.loads(raw)
@@ -111,6 +148,8 @@ def _from_json(raw: str) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for param in params if isinstance(params, list) else []:
         name = param.get("name") if isinstance(param, dict) else None
+        if isinstance(name, str):
+            known_names([name], tuple(PARAMETERS), _PARAMETER, "ARGOCD_APP_PARAMETERS", repr)
         if name == "policies":
             values = param.get("array") or split_refs(str(param.get("string", "")))
             found["policies"] = [r for item in values for r in split_refs(str(item))]

@@ -20,6 +20,7 @@ from tfpolicy import yamlio
 from tfpolicy.commands.scope import loaded_policies, with_operator
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
+from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
 from tfpolicy.policy.config import Given, ProjectConfig, find_config
 from tfpolicy.policy.config import configure as decide
@@ -186,10 +187,8 @@ def _check_data(data: Any, shown: str) -> None:
     """A ConfigMap's data is strings only (``.inf`` or a huge integer is not a policy name)."""
     if not isinstance(data, dict):
         raise TfpolicyError("functionConfig data must be a mapping", file=shown)
-    unknown = sorted((brief(k) for k in set(data) - set(CONFIGMAP_KEYS)), key=str)
-    if unknown:
-        raise TfpolicyError(f"unknown functionConfig data key(s) {', '.join(unknown)} "
-                            f"(valid: {', '.join(CONFIGMAP_KEYS)})", file=shown)
+    known_names((str(key) for key in data), CONFIGMAP_KEYS, "functionConfig data key",
+                shown, brief)
     for key, value in data.items():
         if not isinstance(value, str):
             raise TfpolicyError(f"functionConfig data.{key} must be a string, not "

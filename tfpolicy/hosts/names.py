@@ -11,7 +11,9 @@ which no tool can take for a flag of its own (DESIGN §4a).
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Callable, Iterable, Sequence
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.policy.schema import brief
@@ -60,3 +62,18 @@ def local_file(value: str, origin: str) -> str:
 def flag(name: str, value: str) -> str:
     """One ``--name=value`` argument: its value can never be read as another flag."""
     return f"--{name}={value}"
+
+
+def known_names(given: Iterable[str], valid: Sequence[str], what: str, origin: str,
+                shown: Callable[[str], str] = str) -> None:
+    """Refuse a name outside ``valid`` (a misspelled functionConfig key or plugin parameter),
+    naming the valid one it is closest to: a typo silently ignored would render the app
+    with settings nobody asked for. ``shown`` says where a name came from."""
+    unknown = sorted({name for name in given if name not in valid})
+    if not unknown:
+        return
+    close = [match[0] for name in unknown
+             for match in [difflib.get_close_matches(name, valid, n=1, cutoff=0.6)] if match]
+    hint = f"did you mean {', '.join(close)}? " if close else ""
+    raise TfpolicyError(f"unknown {what} {', '.join(shown(n) for n in unknown)} "
+                        f"({hint}valid: {', '.join(valid)})", file=origin)
