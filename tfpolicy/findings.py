@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 
 class Severity(IntEnum):
@@ -22,10 +24,30 @@ class ResourceRef:
     kind: str
     name: str
     namespace: str = ""
+    generateName: str = ""  # an object named by the API server: the prefix it gives
 
     def __str__(self) -> str:
         ns = f"{self.namespace}/" if self.namespace else ""
-        return f"{self.kind}/{ns}{self.name}"
+        return f"{self.kind}/{ns}{self.shown_name}"
+
+    @property
+    def shown_name(self) -> str:
+        """The name, else ``<generateName>* (generateName)`` (a prefix: an Argo Workflow,
+        a Job made per run), else ``(no name)``: a message always names its object."""
+        if self.name:
+            return self.name
+        if self.generateName:
+            return f"{self.generateName}* (generateName)"
+        return "(no name)"
+
+
+def object_ref(obj: Mapping[str, Any]) -> ResourceRef:
+    """The reference findings name an object by (``metadata.generateName`` too)."""
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, Mapping) else {}
+    return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
+                       str(meta.get("name") or ""), str(meta.get("namespace") or ""),
+                       str(meta.get("generateName") or ""))
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,10 +187,18 @@ def summarize(change: Change) -> str:
     parts = []
     for (op, parent), edits in groups.items():
         if len(edits) == 1:
-            parts.append(f"{op} {format_path(edits[0].path[len(change.template):])}")
+            parts.append(f"{op} {_named(change, edits[0].path[len(change.template):])}")
         else:
-            parts.append(f"{op} {len(edits)} keys of {format_path(parent)}")
+            parts.append(f"{op} {len(edits)} keys of {_named(change, parent)}")
     return "; ".join(parts)
+
+
+def _named(change: Change, path: tuple[str | int, ...]) -> str:
+    """A path relative to the template; the template itself by its real path (a KServe
+    component's keys sit right on it: ``spec.predictor``), or the object's root."""
+    if path:
+        return format_path(path)
+    return format_path(change.template) if change.template else "the object's root"
 
 
 # The engine already reports these for the templates it owns; keep one warning, not two.

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfpolicy.findings import Finding, ResourceRef, Severity
+from tfpolicy.findings import Finding, ResourceRef, Severity, object_ref
 from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, explain, misses
@@ -293,10 +293,7 @@ def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
 
 
 def resource_ref(obj: Mapping[str, Any]) -> ResourceRef:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    assert isinstance(meta, Mapping)
-    return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
-                       str(meta.get("name", "")), str(meta.get("namespace") or ""))
+    return object_ref(obj)  # one definition: findings name unnamed objects too
 
 
 class _Reporter:
