@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import HookCommand, emit_findings
+from tfpolicy.commands.common import HookCommand, decide, emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
 from tfpolicy.hosts.hook import POLICY_KIND
-from tfpolicy.policy.config import FILENAME, find_config, lookup
+from tfpolicy.policy.config import FILENAME, lookup
 from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
 
@@ -46,12 +46,10 @@ def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) ->
 
 
 def _refs(policies: tuple[str, ...]) -> tuple[list[str], Path]:
-    if policies:
-        return list(policies), Path(".")
-    config = find_config(Path.cwd())
-    if config is None:
+    decided = decide(policies, None)
+    if decided.config is None and not policies:
         raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
-    return list(config.policies), config.base
+    return list(decided.policies), decided.base
 
 
 def _discovered(files: tuple[str, ...]) -> tuple[list[Policy], list[Finding]]:

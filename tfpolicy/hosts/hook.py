@@ -103,13 +103,15 @@ def _every_config() -> Iterator[ProjectConfig]:
 
 def governed(config: ProjectConfig) -> list[str]:
     """The YAML/JSON files git tracks under the config's folder (all of them there, when
-    git knows none) that no nearer config or nested repository takes."""
+    git knows none) that no nearer config or nested repository takes; not symlinks, which
+    pre-commit never passes to a hook of YAML and JSON files either."""
     base = os.path.relpath(config.base)
     files = _tracked(base)
     if files is None:
         files = list(manifest_files((base,)))
     stops: dict[str, bool] = {}
-    return [file for file in files if not _stopped(os.path.dirname(file) or ".", base, stops)]
+    return [file for file in files if not os.path.islink(file)
+            and not _stopped(os.path.dirname(file) or ".", base, stops)]
 
 
 def _stopped(folder: str, base: str, memo: dict[str, bool]) -> bool:
