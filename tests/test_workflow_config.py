@@ -187,3 +187,18 @@ def test_operator_config_outside_the_repository_is_refused(tmp_path: Path) -> No
     done = _run(["check", "apps"], repo)
     assert done.returncode == 2 and "leaves the repository" in done.stderr
     assert len(done.stderr.splitlines()) == 1 and ".tfpolicy.yaml" in done.stderr
+
+
+def test_a_krm_function_config_takes_the_namespace_it_leaves_out_from_the_config(
+        tmp_path: Path) -> None:
+    repo = _repo(tmp_path, NVIDIA)
+    items = [yaml.safe_load(p.read_text()) for p in sorted((repo / "apps").glob("*.yaml"))]
+    for config in (yaml.safe_load(POLICY), {"apiVersion": "v1", "kind": "ConfigMap",
+                                            "metadata": {"name": "function-input"},
+                                            "data": {"policies": "ml.yaml"}}):
+        given = yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                                "items": items, "functionConfig": config})
+        done = _run(["krm"], repo, stdin=given)
+        assert done.returncode == 0, done.stdout + done.stderr
+        out = yaml.safe_dump_all(yaml.safe_load(done.stdout)["items"])
+        assert _enabled(out) == {"Deployment/train"}
