@@ -111,7 +111,8 @@ def engine_options(func: F) -> F:
                      help="Policy file or built-in name (repeatable); default: the nearest "
                      ".tfpolicy.yaml above each file."),
         click.option("-n", "--namespace", default=None,
-                     help="Namespace for manifests that name none [default: default]."),
+                     help="Namespace for manifests that name none [default: namespace of "
+                          ".tfpolicy.yaml, else default]."),
         click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
                      help="How findings are printed [default: text]."),
         click.option("--operator-config", multiple=True, metavar="FILE", expose_value=False,
@@ -125,7 +126,7 @@ def engine_options(func: F) -> F:
                      help="No progress on stderr (shown only on a terminal, for long runs)."),
         click.option("--skip-unconfigured", is_flag=True, expose_value=False,
                      callback=_remember, help="fix/check: when no .tfpolicy.yaml governs any "
-                     "file named, check nothing and exit 0 (the pre-commit hooks use it)."),
+                     "file named, check nothing and exit 0 (--hook implies it)."),
         hook_option,
     ]
     for option in reversed(options):
