@@ -4,6 +4,7 @@ turns exceptions into exit codes (DESIGN §3)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import os
 import sys
@@ -91,12 +92,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(exc, _format(args))
     except (BrokenPipeError, _OutputClosed):
         return _broken_pipe()
+    except OSError as exc:
+        if exc.errno not in _WRITE_FAILED:
+            return _internal(exc, args)
+        return _write_failed(exc)
     except Exception as exc:  # anything else is a bug: one line, traceback on request
-        if "--traceback" in args:
-            traceback.print_exc()
-        print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return ExitCode.INTERNAL
+        return _internal(exc, args)
     return int(result or 0)
+
+
+def _internal(exc: Exception, args: list[str]) -> int:
+    if "--traceback" in args:
+        traceback.print_exc()
+    print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return ExitCode.INTERNAL
+
+
+# A write the system refused: the disk or quota is full, a file too large, the device failed.
+_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _write_failed(exc: OSError) -> int:
+    """The output could not be written whole: say so plainly, never as a bug, never 0.
+
+    stdout is pointed at /dev/null first, so the interpreter's flush at exit cannot
+    raise again; a file ``fix`` replaces is swapped in only once written whole.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print(f"tfpolicy: a write failed, the output is not whole: {exc.strerror}", file=sys.stderr)
+    return ExitCode.IO_ERROR
 
 
 _LONG_COMMAND_LINE = 1000  # arguments; a shorter one leaves little behind
