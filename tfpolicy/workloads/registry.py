@@ -6,17 +6,18 @@ read through a :class:`tfpolicy.workloads.views.View`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
+from tfpolicy.workloads.dynamo import service_view
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
-from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
+from tfpolicy.workloads.shapes import Pattern, Report, ServiceShape, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
 from tfpolicy.workloads.views import View, expand, shape_view, with_added
 
@@ -94,7 +95,8 @@ class Registry:
             found += [View(p, _get(obj, p), refused=report.reason)
                       for p in expand(obj, report.path) if isinstance(_get(obj, p), Mapping)]
         for shape in entry.shapes:
-            found += [shape_view(obj, a, shape) for a in expand(obj, shape.anchor)
+            build = service_view if isinstance(shape, ServiceShape) else _shaped(shape)
+            found += [build(obj, a) for a in expand(obj, shape.anchor)
                       if isinstance(_get(obj, a), Mapping)]
         for pattern in entry.nested:
             for at in expand(obj, pattern):
@@ -118,6 +120,10 @@ class Registry:
             for path in expand(obj, report.path):
                 if _mentions_gpu(_get(obj, path), gpus):
                     yield path, report.reason
+
+
+def _shaped(shape: Any) -> Callable[[Mapping[str, Any], Path], View]:
+    return lambda obj, anchor: shape_view(obj, anchor, shape)
 
 
 def _get(node: Any, path: Path) -> Any:

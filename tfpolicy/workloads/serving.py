@@ -14,6 +14,7 @@ from tfpolicy.workloads.shapes import (
     ANY,
     Pattern,
     Report,
+    ServiceShape,
     Shape,
     Slot,
     TemplateKind,
@@ -78,28 +79,19 @@ _GROVE = TemplateKind("grove.io", "PodCliqueSet", (), (Shape(
     _p("spec.template.cliques[*]"), (), ("spec", "podSpec"),
     (Slot(("spec", "podSpec", "containers", ANY)),)),))
 
-# Dynamo (ai-dynamo/dynamo@52c2429d3511): each service of a DynamoGraphDeployment becomes a
-# DynamoComponentDeployment (deploy/cloud/operator/internal/dynamo/graph.go,
-# GenerateDynamoComponentsDeployments), whose resources.limits.gpu the operator turns into the
-# pod's GPU resource while it builds the pod per backend framework, through a Deployment, a
-# LeaderWorkerSet or a Grove PodCliqueSet. That build was not modelled here, so its GPU
-# requests are reported, never rewritten.
-_DYNAMO = ("Dynamo {kind}: the operator builds the pods from this service, turning "
-           "resources.limits.gpu into their GPU resource and adding containers by backend "
-           "framework; tfpolicy does not model that build, so set TensorFusion's labels and "
-           "annotations in the service's extraPodMetadata by hand")
+# Dynamo (ai-dynamo/dynamo): each service's pod is read as :mod:`.dynamo` cites; its
+# extraPodMetadata reaches the pods, its resources.limits.gpu is the main container's GPU.
+# v1beta1 (spec.components[].podTemplate) is converted to and from v1alpha1 by the operator's
+# conversion webhook; how it builds pods from a podTemplate was not read, so reported.
 _DYNAMO_V1BETA1 = ("Dynamo {kind} v1beta1 spec.components: how the operator builds pods from a "
-                   "component was not read, so tfpolicy reports its GPU requests rather than "
-                   "guess where TensorFusion's labels and annotations would reach the pods")
+                   "component's podTemplate was not read, so tfpolicy reports its GPU requests "
+                   "rather than guess where TensorFusion's labels and annotations would reach "
+                   "the pods; write the DynamoGraphDeployment as v1alpha1 spec.services")
 _DYNAMO_KINDS = (
-    TemplateKind("nvidia.com", "DynamoGraphDeployment", (), reports=(
-        Report(_p("spec.services.*.resources"), _DYNAMO.format(kind="DynamoGraphDeployment")),
-        Report(_p("spec.services.*.extraPodSpec"),
-               _DYNAMO.format(kind="DynamoGraphDeployment")),
-        Report(_p("spec.components"), _DYNAMO_V1BETA1.format(kind="DynamoGraphDeployment")))),
-    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), reports=(
-        Report(_p("spec.resources"), _DYNAMO.format(kind="DynamoComponentDeployment")),
-        Report(_p("spec.extraPodSpec"), _DYNAMO.format(kind="DynamoComponentDeployment")))),
+    TemplateKind("nvidia.com", "DynamoGraphDeployment", (), (
+        ServiceShape(_p("spec.services.*")),), reports=(
+        Report(_p("spec.components"), _DYNAMO_V1BETA1.format(kind="DynamoGraphDeployment")),)),
+    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), (ServiceShape(_p("spec")),)),
 )
 
 # llmaz Service (InftyAI/llmaz@3c13ff343e28): its workloadTemplate is a LeaderWorkerSet's
@@ -142,6 +134,10 @@ def serving_factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[F
         return _model_serving(template)
     if kind == "PodCliqueSet":
         return _grove(obj, template)
+    if kind in ("DynamoGraphDeployment", "DynamoComponentDeployment"):
+        # a service's replicas (the Deployment's or the clique's, default 1) × its
+        # multinode.nodeCount pods each (graph.go, expandRolesForService)
+        return [((*template, "replicas"), 1, 0), ((*template, "multinode", "nodeCount"), 1, 0)]
     return None
 
 

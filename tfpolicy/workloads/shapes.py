@@ -70,6 +70,14 @@ class Shape:
 
 
 @dataclass(frozen=True, slots=True)
+class ServiceShape:
+    """A Dynamo service at ``anchor``: its pod's metadata, containers and GPU count are its
+    own fields, read by :mod:`tfpolicy.workloads.dynamo`."""
+
+    anchor: Pattern
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """GPU resources at ``path`` that no field of the kind can migrate, and why."""
 
@@ -93,7 +101,7 @@ class TemplateKind:
     group: str  # "" = the core group
     kind: str
     paths: tuple[Pattern, ...]
-    shapes: tuple[Shape, ...] = ()
+    shapes: tuple[Shape | ServiceShape, ...] = ()
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()  # embedded objects whose own kind says where pods are
     refused: tuple[Report, ...] = ()  # whole pod templates seen, and counted, but not migrated
