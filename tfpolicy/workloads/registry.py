@@ -118,7 +118,12 @@ class Registry:
         gpus = gpus.with_extra(extra) if extra else gpus
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
-                if _mentions_gpu(_get(obj, path), gpus):
+                node = _get(obj, path)
+                if not report.missing:
+                    if _mentions_gpu(node, gpus):
+                        yield path, report.reason
+                elif _made(node, report.when) and not any(
+                        _gives(node, p, gpus) for p in report.missing):
                     yield path, report.reason
 
 
@@ -130,6 +135,19 @@ def _get(node: Any, path: Path) -> Any:
     for item in path:
         node = node[item]
     return node
+
+
+def _made(node: Any, when: Pattern | None) -> bool:
+    """The controller makes the pod: no condition, or its boolean field is ``true``."""
+    return when is None or any(_get(node, p) is True for p in expand(node, when))
+
+
+def _gives(node: Any, field: Pattern, gpus: GpuResources) -> bool:
+    """A field below ``node`` that gives the pod GPUs: resources naming one, or a non-empty
+    value of another kind (a DRA claim list)."""
+    values = [_get(node, p) for p in expand(node, field)]
+    return any(_mentions_gpu(v, gpus, False) if isinstance(v, Mapping)
+               else v not in (None, [], "", False, 0) for v in values)
 
 
 def _mentions_gpu(node: Any, gpus: GpuResources, top: bool = True) -> bool:

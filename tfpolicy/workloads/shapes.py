@@ -79,10 +79,16 @@ class ServiceShape:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """GPU resources at ``path`` that no field of the kind can migrate, and why."""
+    """GPU resources at ``path`` that no field of the kind can migrate, and why. With
+    ``missing``, the pod asks for GPUs no resource names: reported at ``path`` (which
+    exists) when none of the fields ``missing`` names below it gives a GPU (a mapping
+    naming one, or any other non-empty value: a NIMService's ``draResources``), and,
+    with ``when``, that boolean field below it is ``true`` (the controller makes that pod)."""
 
     path: Pattern
     reason: str
+    missing: tuple[Pattern, ...] = ()
+    when: Pattern | None = None
 
 
 @dataclass(frozen=True, slots=True)
