@@ -20,6 +20,12 @@ Read in ai-dynamo/dynamo, deploy/cloud/operator:
   without one; ``requests.gpu`` is not converted (internal/controller_common/resource.go
   @0284ad8648d3, GetResourcesConfig and getGPUResourceName).
 
+- Where the count is read again: a multinode TensorRT-LLM leader runs ``mpirun -n`` nodes ×
+  the service's GPUs (internal/dynamo/backend_trtllm.go@396bbf1118e7, getGPUsPerNode), and
+  later operators refuse a ``gpuMemoryService`` without ``resources.limits.gpu`` >= 1
+  (their validation: "GPU memory service requires resources.limits.gpu >= 1"). Such
+  services are refused: removing the count would break them.
+
 So the view's main container holds the service's ``resources`` with ``limits.gpu`` shown
 under the resource name it becomes: takeover keeps it, rightsize removes it (recorded), so
 the device plugin no longer gives the pod a whole card, and rollback writes it back.
@@ -41,9 +47,11 @@ NVIDIA_GPU = "nvidia.com/gpu"
 _MAIN = "main"
 _PARTS = Shape((), ("extraPodMetadata",), ("extraPodSpec",), (
     Slot(("extraPodSpec", "containers", ANY)), Slot(("extraPodSpec", "mainContainer"), _MAIN)))
-_MULTINODE = ("Dynamo service with multinode.nodeCount {count}: the operator derives each "
-              "node's GPU count for the engine's launch from resources.limits.gpu, so "
-              "removing it would break the service; migrate it by hand")
+_MULTINODE = ("Dynamo service with multinode.nodeCount {count}: the operator reads "
+              "resources.limits.gpu again for a multinode launch (TensorRT-LLM's mpirun -n "
+              "nodes × GPUs), so it cannot be removed; migrate it by hand")
+_MEMORY = ("Dynamo service with gpuMemoryService: the operator requires resources.limits.gpu "
+           ">= 1 for it, so the count cannot be removed; migrate it by hand")
 _MAIN_GPU = ("Dynamo service: extraPodSpec.mainContainer.resources names a GPU resource, "
              "which the operator overlays with the service's own resources; write the count "
              "as resources.limits.gpu, where tfpolicy migrates it")
@@ -82,6 +90,8 @@ def _refused(service: Mapping[str, Any], own: Any) -> str:
     count = multinode.get("nodeCount") if isinstance(multinode, Mapping) else None
     if isinstance(count, int) and not isinstance(count, bool) and count > 1:
         return _MULTINODE.format(count=count)
+    if service.get("gpuMemoryService") not in (None, False, {}):
+        return _MEMORY
     if isinstance(own, Mapping) and any(
             isinstance(section, Mapping) and any(
                 isinstance(k, str) and accelerator(k) is not None for k in section)

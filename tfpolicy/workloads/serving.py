@@ -58,7 +58,11 @@ _RBG = TemplateKind("workloads.x-k8s.io", "RoleBasedGroup", tuple(_p(t) for t in
 # spec, each worker pod workerTemplate's (pkg/model-serving-controller/utils/utils.go:96-121,
 # addPodLabelAndAnnotation). A ModelBooster is converted into a ModelServing whose containers
 # get each worker's resources (pkg/model-booster-controller/convert/model_serving.go:205-207,
-# :341), and no field of it reaches the pods' labels or annotations.
+# :341), whose templates' metadata is the controller's own labels alone (:170-192, :293-312,
+# utils/template.go:188-196, GetModelControllerLabels), and whose engine command depends on
+# the workers' nvidia.com/gpu (model_serving.go:365-380, --num-gpus and hasGPU :388-401): no
+# field of the ModelBooster reaches the pods' labels or annotations, and removing its GPU
+# would change the command, so it is reported.
 _KTHENA_GROUP = "workload.serving.volcano.sh"
 _KTHENA = (
     TemplateKind(_KTHENA_GROUP, "ModelServing", (
@@ -66,8 +70,10 @@ _KTHENA = (
     TemplateKind(_KTHENA_GROUP, "ModelBooster", (), reports=(Report(
         _p("spec.backend.workers"), (
             "kthena ModelBooster: the controller builds a ModelServing from its workers' "
-            "resources, and no field of the ModelBooster reaches the pods' labels or "
-            "annotations; migrate a ModelServing instead")),)),
+            "resources whose pods carry only the controller's own labels, so no field of the "
+            "ModelBooster reaches them, and it builds the engine's command from the workers' "
+            "nvidia.com/gpu; migrate the ModelServing it makes instead (kubectl get "
+            "modelserving -o yaml, then manage that one)")),)),
 )
 
 # Grove (NVIDIA/grove@a9716b8e614a): a PodCliqueSet makes a PodClique per clique of its
@@ -102,16 +108,21 @@ _DYNAMO_KINDS = (
 _LLMAZ = TemplateKind("inference.llmaz.io", "Service", (
     _p("spec.workloadTemplate.leaderTemplate"), _p("spec.workloadTemplate.workerTemplate")))
 
-# OME (sgl-project/ome@17b77edad23b): a ServingRuntime or ClusterServingRuntime is merged with
-# each InferenceService that selects it, its engineConfig and decoderConfig (labels,
-# annotations, runner, leader and worker included) under the InferenceService's own
-# (pkg/controller/v1beta1/inferenceservice/utils/merging.go:105-145), and the runner's GPU
-# resources may be set from an AcceleratorClass (merging.go:224-290). That merge is not
-# modelled here: the runtime's GPU requests are reported.
-_OME = ("OME {kind}: the runtime is merged with each InferenceService that selects it, and "
-        "GPU resources may come from an AcceleratorClass; tfpolicy does not model that merge, "
-        "so set TensorFusion's labels and annotations in the InferenceService's engine or "
-        "decoder by hand")
+# OME (sgl-project/ome@17b77edad23b): a ServingRuntime or ClusterServingRuntime is the base
+# each InferenceService that selects it is merged over, engineConfig and decoderConfig
+# (labels, annotations, runner, leader and worker) under the InferenceService's engine and
+# decoder (pkg/controller/v1beta1/inferenceservice/utils/reconciliation.go:69-99,
+# MergeRuntimeSpecs; merging.go:105-145); the merged labels and annotations reach the pods
+# (components/engine.go:213-245, processAnnotations and processLabels). But the engine's
+# PARALLELISM_SIZE is computed from the runner's GPU count (engine.go:350-373,
+# setParallelismEnvVarForEngine) and an AcceleratorClass's resources override the runtime's
+# (merging.go:224-290, MergeResource): removing the runtime's GPU would change the engine's
+# parallelism or be overridden, and one runtime serves many InferenceServices. Reported.
+_OME = ("OME {kind}: the runtime is the base of every InferenceService that selects it; the "
+        "engine's PARALLELISM_SIZE is computed from this GPU count and an AcceleratorClass "
+        "overrides it, so removing it is not safe and one set of TensorFusion annotations "
+        "would reach every such InferenceService; set TensorFusion's labels and annotations "
+        "in the InferenceService's engine or decoder by hand")
 _OME_KINDS = tuple(TemplateKind("ome.io", kind, (), reports=tuple(
     Report(_p(path), _OME.format(kind=kind))
     for path in ("spec.engineConfig", "spec.decoderConfig", "spec.containers", "spec.workers")))
