@@ -72,8 +72,7 @@ _KTHENA = (
             "kthena ModelBooster: the controller builds a ModelServing from its workers' "
             "resources whose pods carry only the controller's own labels, so no field of the "
             "ModelBooster reaches them, and it builds the engine's command from the workers' "
-            "nvidia.com/gpu; migrate the ModelServing it makes instead (kubectl get "
-            "modelserving -o yaml, then manage that one)")),)),
+            "nvidia.com/gpu; write a ModelServing instead, whose templates tfpolicy migrates")),)),
 )
 
 # Grove (NVIDIA/grove@a9716b8e614a): a PodCliqueSet makes a PodClique per clique of its
