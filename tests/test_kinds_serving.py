@@ -197,6 +197,13 @@ def test_pods_of_a_service_are_its_replicas_times_its_nodes() -> None:
     obj["spec"]["services"]["Worker"]["multinode"] = {"nodeCount": 2}
     counts = {v.path[-1]: replicas_of(obj, v.path) for v in Registry().views(obj)}
     assert counts == {"Frontend": 1, "Worker": 6}
+    beta = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment",
+            "spec": {"components": [{"replicas": 3, "multinode": {"nodeCount": 2},
+                                     "podTemplate": {"spec": {"containers": []}}},
+                                    {"componentName": "no-template"}]}}
+    views = Registry().views(beta)
+    assert [v.path for v in views] == [("spec", "components", 0, "podTemplate")]
+    assert replicas_of(beta, views[0].path) == 6
 
 
 _NIM = """\

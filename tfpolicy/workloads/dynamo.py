@@ -26,6 +26,11 @@ Read in ai-dynamo/dynamo, deploy/cloud/operator:
   (their validation: "GPU memory service requires resources.limits.gpu >= 1"). Such
   services are refused: removing the count would break them.
 
+- v1beta1: a component's ``podTemplate`` is converted into those fields, its metadata the
+  extraPodMetadata, its "main" container's resources the service's, the other containers
+  extraPodSpec's (api/v1alpha1 conversion, decomposePodTemplateSpec and
+  restoreDynamoComponentDeploymentSharedSpecFieldsFromMainContainer): a whole pod template.
+
 So the view's main container holds the service's ``resources`` with ``limits.gpu`` shown
 under the resource name it becomes: takeover keeps it, rightsize removes it (recorded), so
 the device plugin no longer gives the pod a whole card, and rollback writes it back.
@@ -47,14 +52,28 @@ NVIDIA_GPU = "nvidia.com/gpu"
 _MAIN = "main"
 _PARTS = Shape((), ("extraPodMetadata",), ("extraPodSpec",), (
     Slot(("extraPodSpec", "containers", ANY)), Slot(("extraPodSpec", "mainContainer"), _MAIN)))
-_MULTINODE = ("Dynamo service with multinode.nodeCount {count}: the operator reads "
-              "resources.limits.gpu again for a multinode launch (TensorRT-LLM's mpirun -n "
-              "nodes × GPUs), so it cannot be removed; migrate it by hand")
-_MEMORY = ("Dynamo service with gpuMemoryService: the operator requires resources.limits.gpu "
-           ">= 1 for it, so the count cannot be removed; migrate it by hand")
+_MULTINODE = ("Dynamo service with multinode.nodeCount {count}: the operator reads its GPU "
+              "count again for a multinode launch (TensorRT-LLM's mpirun -n nodes × GPUs), "
+              "so it cannot be removed; migrate it by hand")
+_MEMORY = ("Dynamo service with gpuMemoryService: the operator requires a GPU count of at "
+           "least 1 for it, so the count cannot be removed; migrate it by hand")
 _MAIN_GPU = ("Dynamo service: extraPodSpec.mainContainer.resources names a GPU resource, "
              "which the operator overlays with the service's own resources; write the count "
              "as resources.limits.gpu, where tfpolicy migrates it")
+
+
+def component_view(obj: Mapping[str, Any], anchor: Path, template: str) -> View:
+    """A v1beta1 component's pod: its whole ``podTemplate``, read in place (the conversion
+    to v1alpha1 makes its metadata the extraPodMetadata and its "main" container's resources
+    the service's, the other containers extraPodSpec's: api/v1alpha1 conversion,
+    decomposePodTemplateSpec), refused where v1alpha1's service would be."""
+    component = _at(obj, anchor)
+    assert isinstance(component, Mapping)
+    experimental = component.get("experimental")
+    memory = experimental.get("gpuMemoryService") if isinstance(experimental, Mapping) else None
+    why = _refused({**component, "gpuMemoryService": memory}, None)
+    path = (*anchor, template)
+    return View(path, _at(obj, path), refused=why)
 
 
 def service_view(obj: Mapping[str, Any], anchor: Path) -> View:

@@ -13,7 +13,7 @@ from typing import Any
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
-from tfpolicy.workloads.dynamo import service_view
+from tfpolicy.workloads.dynamo import component_view, service_view
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
@@ -95,9 +95,10 @@ class Registry:
             found += [View(p, _get(obj, p), refused=report.reason)
                       for p in expand(obj, report.path) if isinstance(_get(obj, p), Mapping)]
         for shape in entry.shapes:
-            build = service_view if isinstance(shape, ServiceShape) else _shaped(shape)
-            found += [build(obj, a) for a in expand(obj, shape.anchor)
-                      if isinstance(_get(obj, a), Mapping)]
+            build = _service(shape) if isinstance(shape, ServiceShape) else _shaped(shape)
+            built = (build(obj, a) for a in expand(obj, shape.anchor)
+                     if isinstance(_get(obj, a), Mapping))
+            found += [v for v in built if isinstance(v.template, Mapping)]
         for pattern in entry.nested:
             for at in expand(obj, pattern):
                 inner = _get(obj, at)
@@ -129,6 +130,13 @@ class Registry:
 
 def _shaped(shape: Any) -> Callable[[Mapping[str, Any], Path], View]:
     return lambda obj, anchor: shape_view(obj, anchor, shape)
+
+
+def _service(shape: ServiceShape) -> Callable[[Mapping[str, Any], Path], View]:
+    """A Dynamo service's pod, or a v1beta1 component's whole template (when it has one)."""
+    if not shape.template:
+        return service_view
+    return lambda obj, anchor: component_view(obj, anchor, shape.template)
 
 
 def _get(node: Any, path: Path) -> Any:

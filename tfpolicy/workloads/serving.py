@@ -86,17 +86,15 @@ _GROVE = TemplateKind("grove.io", "PodCliqueSet", (), (Shape(
 
 # Dynamo (ai-dynamo/dynamo): each service's pod is read as :mod:`.dynamo` cites; its
 # extraPodMetadata reaches the pods, its resources.limits.gpu is the main container's GPU.
-# v1beta1 (spec.components[].podTemplate) is converted to and from v1alpha1 by the operator's
-# conversion webhook; how it builds pods from a podTemplate was not read, so reported.
-_DYNAMO_V1BETA1 = ("Dynamo {kind} v1beta1 spec.components: how the operator builds pods from a "
-                   "component's podTemplate was not read, so tfpolicy reports its GPU requests "
-                   "rather than guess where TensorFusion's labels and annotations would reach "
-                   "the pods; write the DynamoGraphDeployment as v1alpha1 spec.services")
+# v1beta1's spec.components[*].podTemplate (DynamoComponentDeployment: spec.podTemplate) is
+# converted into those fields by the operator (deploy/operator/api/v1alpha1 conversion,
+# decomposePodTemplateSpec): a whole pod template, its "main" container the main one.
 _DYNAMO_KINDS = (
     TemplateKind("nvidia.com", "DynamoGraphDeployment", (), (
-        ServiceShape(_p("spec.services.*")),), reports=(
-        Report(_p("spec.components"), _DYNAMO_V1BETA1.format(kind="DynamoGraphDeployment")),)),
-    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), (ServiceShape(_p("spec")),)),
+        ServiceShape(_p("spec.services.*")), ServiceShape(_p("spec.components[*]"),
+                                                          "podTemplate"))),
+    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), (
+        ServiceShape(_p("spec")), ServiceShape(_p("spec"), "podTemplate"))),
 )
 
 # llmaz Service (InftyAI/llmaz@3c13ff343e28): its workloadTemplate is a LeaderWorkerSet's
@@ -146,8 +144,10 @@ def serving_factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[F
         return _grove(obj, template)
     if kind in ("DynamoGraphDeployment", "DynamoComponentDeployment"):
         # a service's replicas (the Deployment's or the clique's, default 1) × its
-        # multinode.nodeCount pods each (graph.go, expandRolesForService)
-        return [((*template, "replicas"), 1, 0), ((*template, "multinode", "nodeCount"), 1, 0)]
+        # multinode.nodeCount pods each (graph.go, expandRolesForService); v1beta1 the same
+        # fields beside the component's podTemplate
+        service = template[:-1] if template[-1:] == ("podTemplate",) else template
+        return [((*service, "replicas"), 1, 0), ((*service, "multinode", "nodeCount"), 1, 0)]
     return None
 
 

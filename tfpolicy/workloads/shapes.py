@@ -72,9 +72,11 @@ class Shape:
 @dataclass(frozen=True, slots=True)
 class ServiceShape:
     """A Dynamo service at ``anchor``: its pod's metadata, containers and GPU count are its
-    own fields, read by :mod:`tfpolicy.workloads.dynamo`."""
+    own fields, read by :mod:`tfpolicy.workloads.dynamo`; with ``template`` (v1beta1's
+    ``podTemplate``), the pod is that whole template below it."""
 
     anchor: Pattern
+    template: str = ""
 
 
 @dataclass(frozen=True, slots=True)
