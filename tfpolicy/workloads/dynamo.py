@@ -28,8 +28,9 @@ Read in ai-dynamo/dynamo, deploy/cloud/operator:
 
 - v1beta1: a component's ``podTemplate`` is converted into those fields, its metadata the
   extraPodMetadata, its "main" container's resources the service's, the other containers
-  extraPodSpec's (api/v1alpha1 conversion, decomposePodTemplateSpec and
-  restoreDynamoComponentDeploymentSharedSpecFieldsFromMainContainer): a whole pod template.
+  extraPodSpec's (deploy/operator/api/v1alpha1/shared_spec_conversion.go,
+  decomposePodTemplateSpec; restoreDedicatedFieldsFromMain@57ffc64ba00d): a whole pod
+  template.
 
 So the view's main container holds the service's ``resources`` with ``limits.gpu`` shown
 under the resource name it becomes: takeover keeps it, rightsize removes it (recorded), so
@@ -65,8 +66,8 @@ _MAIN_GPU = ("Dynamo service: extraPodSpec.mainContainer.resources names a GPU r
 def component_view(obj: Mapping[str, Any], anchor: Path, template: str) -> View:
     """A v1beta1 component's pod: its whole ``podTemplate``, read in place (the conversion
     to v1alpha1 makes its metadata the extraPodMetadata and its "main" container's resources
-    the service's, the other containers extraPodSpec's: api/v1alpha1 conversion,
-    decomposePodTemplateSpec), refused where v1alpha1's service would be."""
+    the service's, the other containers extraPodSpec's), refused where v1alpha1's service
+    would be."""
     component = _at(obj, anchor)
     assert isinstance(component, Mapping)
     experimental = component.get("experimental")

@@ -87,8 +87,9 @@ _GROVE = TemplateKind("grove.io", "PodCliqueSet", (), (Shape(
 # Dynamo (ai-dynamo/dynamo): each service's pod is read as :mod:`.dynamo` cites; its
 # extraPodMetadata reaches the pods, its resources.limits.gpu is the main container's GPU.
 # v1beta1's spec.components[*].podTemplate (DynamoComponentDeployment: spec.podTemplate) is
-# converted into those fields by the operator (deploy/operator/api/v1alpha1 conversion,
-# decomposePodTemplateSpec): a whole pod template, its "main" container the main one.
+# converted into those fields by the operator (deploy/operator/api/v1alpha1/
+# shared_spec_conversion.go, decomposePodTemplateSpec): a whole pod template, its "main"
+# container the main one.
 _DYNAMO_KINDS = (
     TemplateKind("nvidia.com", "DynamoGraphDeployment", (), (
         ServiceShape(_p("spec.services.*")), ServiceShape(_p("spec.components[*]"),
