@@ -85,7 +85,7 @@ class Request:
 @operator_options
 @click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
               help="`kubectl get pods,replicasets,events,gpus,gpunodes,gpupools -A -o yaml` "
-                   "output (repeatable).")
+                   "output (repeatable, - for stdin).")
 @click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot (as verify).")
 @click.option("--context", default=None, help="The kubeconfig context for --live.")
 @click.option("--commit", "commit", is_flag=True, help="Commit the new rung (one commit).")
@@ -97,7 +97,8 @@ class Request:
               help="Write a Markdown summary for a pull request to FILE.")
 @click.option("--no-rollback", "no_rollback", is_flag=True,
               help="On stop, change nothing (only the exit code says stop).")
-@click.argument("path", required=False, default=".", type=click.Path(file_okay=False))
+@click.argument("path", required=False, default=".",
+                type=click.Path(exists=True, file_okay=False))
 def promote(inventory: str, values: str | None, namespaces: str | None,
             operator: tuple[str, ...], namespace: str, snapshots: tuple[str, ...], live: bool,
             context: str | None, commit: bool, patch: str | None, min_soak: str,
@@ -122,8 +123,6 @@ def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, 
                    patch: str | None) -> None:
     if live == bool(snapshots):
         raise TfpolicyError("give the cluster either as --cluster SNAPSHOT… or as --live")
-    if "-" in snapshots:
-        raise TfpolicyError("--cluster: a file, not stdin (promote may read it twice)")
     if context is not None and not live:
         raise TfpolicyError("--context goes with --live")
     if context is not None and not _CONTEXT.match(context):
@@ -179,11 +178,16 @@ def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(ref if ref in builtin else str(config.base / ref) for ref in refs)
 
 
+def _would_change(path: str) -> list[str]:
+    """The manifest files ``check`` would change under the configuration as it is now."""
+    rewrites, _, _ = rewrite_files(resolve((), None, None, False), (path,))
+    return [r.path for r in rewrites if r.changed]
+
+
 def _refuse_hand_edits(path: str) -> None:
     """The manifests must be what ``fix`` makes of the rung: else someone edited them by hand,
     and promote's commit would carry (or undo) that edit unseen."""
-    rewrites, _, _ = rewrite_files(resolve((), None, None, False), (path,))
-    changed = [r.path for r in rewrites if r.changed]
+    changed = _would_change(path)
     if changed:
         raise Refused(f"`tfpolicy check` would change {', '.join(changed[:5])}"
                       f"{' …' if len(changed) > 5 else ''}: the manifests are not what the "
@@ -258,6 +262,10 @@ def _write(request: Request, change: Change, at: Position, config: ProjectConfig
     install_file(config.path, edited.encode("utf-8"), os.stat(config.path).st_mode & 0o777)
     click.get_current_context().invoke(fix, policies=(), namespace=None, fmt=None,
                                        explain=False, paths=(request.path,))
+    left = _would_change(request.path)
+    if left:  # another program wrote a manifest meanwhile: nothing is committed
+        raise TfpolicyError(f"after fix, `tfpolicy check` would still change {left[0]}: "
+                            "the change is left uncommitted in the working tree")
     stat = git.stat(root)
     if request.commit:
         done = f"promote: committed {git.commit(root, commit_message(change, report))}"

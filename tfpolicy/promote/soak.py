@@ -53,13 +53,16 @@ def shown(seconds: int) -> str:
 
 def ready_ages(report: Report, snapshot: Snapshot, at: datetime) -> dict[str, int | None]:
     """Each TensorFusion pod of the report's workloads: seconds ready at ``at`` (None: no
-    Ready time)."""
+    Ready time). A pod that ran to completion (a Job's) is not ready any more: left out."""
     pods = {(_meta(p, "namespace"), _meta(p, "name")): p for p in snapshot.of("Pod")}
     ages: dict[str, int | None] = {}
     for result in report.workloads:
         namespace = result.workload.split("/")[1] if result.workload.count("/") >= 2 else ""
         for line in (p for p in result.pods if p.tensor_fusion):
-            since = _ready_since(pods.get((namespace, line.name), {}))
+            pod = pods.get((namespace, line.name), {})
+            if (pod.get("status") or {}).get("phase") == "Succeeded":
+                continue
+            since = _ready_since(pod)
             ages[f"{namespace}/{line.name}"] = (None if since is None
                                                else int((at - since).total_seconds()))
     return ages
