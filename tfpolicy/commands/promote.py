@@ -133,6 +133,26 @@ def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, 
 
 
 def _promote(request: Request) -> int:
+    root, config, at = _repository(request)
+    given, snapshot, taken, source = _inputs(request, config, at)
+    report = verify(given, at.step, snapshot, source)
+    previous = (None if report.verdict is Verdict.READY
+                else _previous(given, config, at, snapshot, source))
+    ages = ready_ages(report, snapshot, taken)
+    known = [age for age in ages.values() if age is not None]
+    decision = decide(Evidence(at, report, previous, taken,
+                               parse_time(git.last_change(root, config.path)),
+                               tuple(unsoaked(ages, request.soak)), request.soak,
+                               min(known, default=None)))
+    _say(at, decision)
+    sys.stdout.write(as_text(report))
+    sys.stdout.flush()  # the evidence before fix's own lines
+    click.echo(_act(request, decision, at, config, root, report, given))
+    return EXIT_CODES[decision.outcome]
+
+
+def _repository(request: Request) -> tuple[Path, ProjectConfig, Position]:
+    """The repository, its configuration and rung; refused unless clean and at the rung."""
     folder = Path(request.path)
     root = git.top(folder)
     config = find_config(folder)
@@ -140,36 +160,27 @@ def _promote(request: Request) -> int:
         raise Refused(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
     git.refuse_dirty(root)
     at = position(config.policies)
-    refs = _refs(config, target_refs(config.policies, at))
-    policy_docs, shown = policy_documents(refs)
+    _refuse_hand_edits(request.path)
+    return root, config, at
+
+
+def _inputs(request: Request, config: ProjectConfig,
+            at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
+    """The plan's input (the rung's policy in place of its name), and the snapshot."""
+    policy_docs, shown = policy_documents(_refs(config, target_refs(config.policies, at)))
     if len(climbing(policy_docs)) > 1:
         raise Refused("besides the rung, the configuration names policies that climb a ladder "
                       f"({', '.join(climbing(policy_docs))}): promote climbs one")
-    _refuse_hand_edits(request.path)
     docs = read_documents((request.path,))
     snapshot, taken = _snapshot(request, verify_command._has_rollouts(docs))
     fleet = read_inventory(request.inventory)
     webhook = cluster_webhook(request.values, request.namespaces, docs, request.operator,
                               request.namespace, admission_pools(fleet) if fleet.pools else None,
                               model_capacities(fleet))
-    plan_input = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
-                           request.namespace, shown, scheduler_settings(request.values))
-    source = verify_command._source(request.snapshots, request.live, request.context)
-    report = verify(plan_input, at.step, snapshot, source)
-    previous = (None if report.verdict is Verdict.READY
-                else _previous(plan_input, config, at, snapshot, source))
-    since = parse_time(git.last_change(root, config.path))
-    ages = ready_ages(report, snapshot, taken)
-    known = [age for age in ages.values() if age is not None]
-    decision = decide(Evidence(at, report, previous, taken, since,
-                               tuple(unsoaked(ages, request.soak)), request.soak,
-                               min(known, default=None)))
-    _say(at, decision)
-    written = _act(request, decision, at, config, root, report, plan_input)
-    sys.stdout.write(as_text(report))
-    if written:
-        click.echo(written)
-    return EXIT_CODES[decision.outcome]
+    given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
+                      request.namespace, shown, scheduler_settings(request.values))
+    return given, snapshot, taken, verify_command._source(request.snapshots, request.live,
+                                                          request.context)
 
 
 def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
