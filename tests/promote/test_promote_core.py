@@ -42,3 +42,9 @@ def test_the_position_is_the_one_rung_named() -> None:
     for refs in ([], ["rollback"], ["takeover-1", "takeover"]):
         with pytest.raises(Refused):
             position(refs)
+
+
+def test_the_edit_keeps_crlf_line_ends() -> None:
+    before = "policies:\r\n- takeover-1\r\nnamespace: ml\r\n"
+    assert set_policy(before, ".tfpolicy.yaml", 0, "takeover-25") == before.replace(
+        "takeover-1", "takeover-25")

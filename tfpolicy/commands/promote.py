@@ -18,12 +18,13 @@ from pathlib import Path
 
 import click
 
+from tfpolicy import yamlio
 from tfpolicy.commands import verify as verify_command
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.common import resolve
 from tfpolicy.commands.fix import fix
 from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
-from tfpolicy.commands.rewrite import rewrite_files
+from tfpolicy.commands.rewrite import BOM, rewrite_files
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import builtin_policies
@@ -144,10 +145,11 @@ def _promote(request: Request) -> int:
                                parse_time(git.last_change(root, config.path)),
                                tuple(unsoaked(ages, request.soak)), request.soak,
                                min(known, default=None)))
+    planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
     _say(at, decision)
     sys.stdout.write(as_text(report))
     sys.stdout.flush()  # the evidence before fix's own lines
-    click.echo(_act(request, decision, at, config, root, report, given))
+    click.echo(_act(request, decision, at, config, root, report, planned))
     return EXIT_CODES[decision.outcome]
 
 
@@ -238,9 +240,8 @@ def _say(at: Position, decision: Decision) -> None:
 
 
 def _act(request: Request, decision: Decision, at: Position, config: ProjectConfig,
-         root: Path, report: Report, given: PlanInput) -> str:
+         root: Path, report: Report, planned: StepReport | None) -> str:
     if decision.outcome is Outcome.ADVANCE:
-        planned = _planned(given, at.step + 1)
         change = Change(at.name, at.next_name, False, decision.reasons, planned)
         return _write(request, change, at, config, root, report)
     if decision.outcome is Outcome.STOP and request.rollback:
@@ -268,9 +269,11 @@ def _planned(given: PlanInput, number: int) -> StepReport:
 def _write(request: Request, change: Change, at: Position, config: ProjectConfig,
            root: Path, report: Report) -> str:
     """The new rung into the configuration, ``fix`` over the manifests, then git."""
-    text = config.path.read_text(encoding="utf-8")
-    edited = set_policy(text, str(config.path), at.index, change.after)
-    install_file(config.path, edited.encode("utf-8"), os.stat(config.path).st_mode & 0o777)
+    data = config.path.read_bytes()  # as it is: CRLF line ends and a byte order mark stay
+    text = set_policy(yamlio.decode(data, str(config.path)), str(config.path), at.index,
+                      change.after)
+    bom = BOM if data.startswith(BOM) else b""
+    install_file(config.path, bom + text.encode("utf-8"), os.stat(config.path).st_mode & 0o777)
     click.get_current_context().invoke(fix, policies=(), namespace=None, fmt=None,
                                        explain=False, paths=(request.path,))
     left = _would_change(request.path)
