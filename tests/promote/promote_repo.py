@@ -131,3 +131,14 @@ def _path() -> str:
     import os
 
     return os.environ.get("PATH", "")
+
+
+def before_takeover() -> list[dict[str, Any]]:
+    """The cluster before any takeover: every pod on the device plugin, the operator idle."""
+    b = SNAPSHOTS
+    old = ("ReplicaSet", b.OLD)
+    return [b.pod(f"{b.OLD}-h5n2c", "vllm", old, tf=False, gpu_index=None),
+            b.pod(f"{b.OLD}-m3v8t", "vllm", old, tf=False, gpu_index=None),
+            b.pod("trainer-0", "trainer", b.TRAINER, tf=False, gpu_index=None),
+            b.replicaset(b.OLD, 1, 2, False), b.gpupool(), b.gpunode(0),
+            *(b.device_plugin_gpu(i) for i in range(3)), b.gpu(3, False)]

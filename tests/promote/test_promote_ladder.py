@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.promote.promote_repo import VERIFY, Repo, at_hour, capped, clean, crashing, young
+from tests.promote.promote_repo import (
+    VERIFY,
+    Repo,
+    at_hour,
+    before_takeover,
+    capped,
+    clean,
+    crashing,
+    young,
+)
 from tfpolicy.cli import main
 
 ADVANCED, STOP, REFUSED, DONE, WAIT = 0, 1, 4, 5, 75
@@ -137,3 +146,14 @@ def test_no_rollback_changes_nothing_on_a_stop(tmp_path: Path,
     assert repo.promote("--cluster", _snapshot(repo, crashing(capped()), 9, "crashing"),
                         "--commit", "--no-rollback", hour=9) == STOP
     assert (repo.head(), repo.rung, repo.status()) == (head, config, "")
+
+
+def test_the_first_rung_not_synced_yet_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo", monkeypatch)
+    head = repo.head()
+    assert repo.promote("--cluster", _snapshot(repo, before_takeover(), 9, "before"),
+                        "--commit", hour=9) == WAIT
+    out = capsys.readouterr().out
+    assert "the cluster still shows the rung before (verify step 01 rollback: ready)" in out
+    assert repo.head() == head and repo.status() == "" and "[takeover-1]" in repo.rung
