@@ -120,6 +120,9 @@ def test_a_stop_writes_the_rung_before(tmp_path: Path, monkeypatch: pytest.Monke
     assert "verify step 04 takeover-100: stop; roll back to takeover-50" in out
     assert "policies: [takeover-50]  # rung" in repo.rung
     assert repo.log()[0] == "GPU migration: roll back takeover to takeover-50, verify said stop"
+    body = repo.git("log", "-1", "--format=%B")
+    assert ("  stop: vllm-7b9c4d5f6-k2x9p: container vllm: CrashLoopBackOff (6 restarts), "
+            "last exit 1 (Error)") in body
     assert 'enabled-replicas: "1"' in (repo.path / "manifests" / "serving.yaml").read_text()
     assert repo.status() == "" and main(["check", "manifests"]) == 0
     text = summary.read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tfpolicy.plan import StepReport
-from tfpolicy.verify import Report
+from tfpolicy.verify import Report, Verdict
 from tfpolicy.verify.render import origin_line
 
 _MAX_LISTED = 10  # workloads named in a commit message; the rest are counted
@@ -34,9 +34,22 @@ def commit_message(change: Change, report: Report) -> str:
     lines = [subject(change), "", *change.reasons, origin_line(report.origin), ""]
     lines += [f"{w.workload}: {w.verdict.word} (TensorFusion pods {w.seen_tf}/{w.expected_tf}, "
               f"native {w.seen_native}/{w.expected_native})" for w in report.workloads]
+    lines += _stops(report) if change.rollback else []
     lines += ["", *(_plan_lines(change)), "",
               f"`.tfpolicy.yaml` names {change.after}; `tfpolicy fix` applied it."]
     return "\n".join(lines) + "\n"
+
+
+def _stops(report: Report) -> list[str]:
+    """What made verify say stop, the first few (the report names them all)."""
+    found = [f"  stop: {p.subject}: {p.message}" for w in report.workloads
+             for p in w.problems if p.verdict is Verdict.STOP]
+    found += [f"  stop: {p.subject}: {p.message}" for p in report.cluster
+              if p.verdict is Verdict.STOP]
+    found += [f"  stop: GPU {g.name}: {g.problem.message}" for g in report.gpus
+              if g.problem is not None and g.problem.verdict is Verdict.STOP]
+    more = len(found) - _MAX_LISTED
+    return found[:_MAX_LISTED] + ([f"  and {more} more"] if more > 0 else [])
 
 
 def _plan_lines(change: Change) -> list[str]:
