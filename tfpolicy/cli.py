@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "admission": ("admission", "admission"), "plan": ("plan", "plan"),
     "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
     "gpus": ("gpus", "gpus"), "init": ("init", "init"),
+    "promote": ("promote", "promote"),
 }
 
 
