@@ -1,10 +1,11 @@
-"""The command line's entry point: ``tfpolicy --version`` answered here, anything else run
-by the click group (``tfpolicy.commands.group``), which imports each command only when it
-runs.
+"""The command line's entry point: ``tfpolicy --version`` and ``--help`` answered here,
+anything else run by the click group (``tfpolicy.commands.group``), which imports each
+command only when it runs.
 
 Hosts start tfpolicy once per file or render, so a start imports only what its command
 uses: a process that applies a policy never loads the scheduler, the plan or the
-recommender, and ``--version`` loads no command line library at all (docs/speed.md).
+recommender, and ``--version`` or ``--help`` load no command line library at all
+(docs/speed.md).
 """
 
 from __future__ import annotations
@@ -14,25 +15,66 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+# ``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more, or no
+# terminal): tests/test_startup.py holds the two the same.
+HELP = (
+    "Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n"
+    "\n"
+    "  Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way.\n"
+    "\n"
+    "Options:\n"
+    "  --version    Show the version and the commit it was built from, and exit.\n"
+    "  --traceback  Show the traceback of an internal error.\n"
+    "  -h, --help   Show this message and exit.\n"
+    "\n"
+    "Commands:\n"
+    "  admission  Simulate the TensorFusion webhook on every pod template;...\n"
+    "  apply      Rewrite manifests from files, folders or stdin (-) to stdout.\n"
+    "  argocd     Run as an ArgoCD config-management plugin...\n"
+    "  check      Exit 1 when any file would change or any error is found...\n"
+    "  fix        Rewrite manifest files in place; exit 1 when any file changed.\n"
+    "  gpus       List the GPU models an inventory may name (those whose names...\n"
+    "  init       Write a starter .tfpolicy.yaml and .pre-commit-config.yaml...\n"
+    "  krm        KRM function: ResourceList on stdin, ResourceList with...\n"
+    "  kustomize  Run as a kustomize legacy exec plugin (kubectl kustomize...\n"
+    "  plan       Plan the migration step by step and prove each step fits the...\n"
+    "  recommend  Right-size GPU workloads from their measured usage...\n"
+    "  validate   Validate policy files (default: the policies of...\n"
+    "  verify     Check that the last plan step took effect in the cluster:...\n"
+)
+_HELP_COLUMNS = 80
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and len(sys.argv) > _LONG_COMMAND_LINE:
         _return_start_up_copies()
     args = list(sys.argv[1:] if argv is None else argv)
     if args == ["--version"]:
-        return _version()
+        return _write(_version_line())
+    if args in (["--help"], ["-h"]) and _columns() >= _HELP_COLUMNS:
+        return _write(HELP)
     from tfpolicy.commands.group import run  # here: click and the group, for any command
 
     return run(args)
 
 
-def _version() -> int:
-    """``tfpolicy --version`` without the command line library: the group prints the same
-    line for ``--version`` among other options."""
+def _version_line() -> str:
     from tfpolicy import version_line
 
+    return version_line() + "\n"
+
+
+def _columns() -> int:
+    import shutil  # here: only --help asks
+
+    return shutil.get_terminal_size().columns
+
+
+def _write(text: str) -> int:
+    """What ``--version`` or ``--help`` print, without the command line library: the group
+    prints the same for them among other options, or for a narrower terminal."""
     try:
-        sys.stdout.write(version_line() + "\n")
+        sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         from tfpolicy.commands.group import broken_pipe
