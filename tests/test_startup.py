@@ -175,3 +175,17 @@ def test_only_exact_json_data_has_a_fingerprint() -> None:
     assert known.fingerprint({**data, "x": "\udc80"}, "policy") is None
     assert not known.known_valid(data, "config")  # another schema
     assert known.fingerprint(True, "policy") != known.fingerprint(1, "policy")
+
+
+@pytest.mark.parametrize("columns", [None, "", "abc", "0", "-5", "79", "80", "200"])
+def test_the_width_is_the_one_click_reads(monkeypatch: pytest.MonkeyPatch,
+                                          columns: str | None) -> None:
+    import shutil
+
+    from tfpolicy import cli as entry
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert entry._columns() == shutil.get_terminal_size().columns

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's own, without importing typing at every start
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -10,10 +10,9 @@ recommender, and ``--version`` or ``--help`` load no command line library at all
 
 from __future__ import annotations
 
-import contextlib
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 # ``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more, or no
 # terminal): tests/test_startup.py holds the two the same.
@@ -65,9 +64,18 @@ def _version_line() -> str:
 
 
 def _columns() -> int:
-    import shutil  # here: only --help asks
-
-    return shutil.get_terminal_size().columns
+    """``shutil.get_terminal_size().columns``, by which click sizes its help, without the
+    compression modules shutil imports."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def _write(text: str) -> int:
@@ -83,7 +91,7 @@ def _write(text: str) -> int:
     return 0
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """The click group (``cli``) and its tables of commands, loaded when first asked for."""
     if name in ("cli", "COMMANDS", "SUMMARIES"):
         from tfpolicy.commands import group
@@ -107,6 +115,7 @@ def _return_start_up_copies() -> None:
     """
     if sys.platform != "linux":
         return
+    import contextlib
     import ctypes  # here: most runs have a short command line and need none of it
 
     with contextlib.suppress(OSError, AttributeError):

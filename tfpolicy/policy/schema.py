@@ -9,7 +9,6 @@ never loads it.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable
@@ -113,6 +112,8 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 def _did_you_mean(given: list[Any], known: list[str]) -> str:
     """The known name a typo is closest to (``enabledReplica``, ``takover``), if any is close."""
+    import difflib  # here: only a violation needs it
+
     hints = [match[0] for g in given if isinstance(g, str) and len(g) <= _SHORT
              for match in [difflib.get_close_matches(g, known, n=1, cutoff=0.7)] if match]
     return f" (did you mean {', '.join(hints)}?)" if hints else ""
