@@ -12,7 +12,6 @@ import contextlib
 import importlib
 import os
 import sys
-import traceback
 
 import click
 
@@ -124,6 +123,8 @@ def run(args: list[str]) -> int:
         return broken_pipe()
     except Exception as exc:  # anything else is a bug: one line, traceback on request
         if "--traceback" in args:
+            import traceback  # here: only a bug shows one
+
             traceback.print_exc()
         print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return ExitCode.INTERNAL
