@@ -212,7 +212,6 @@ def _commit_all(staged: list[_Staged], conflicts: dict[int, Kept] | None = None)
     rename; the caller reports them afterwards, in order, so output is the same.
     """
     from concurrent.futures import ThreadPoolExecutor  # here: only fix renames
-
     folders = _folders(staged)  # where the temps are, beside their targets
     if folders:  # every temp file's bytes on disk before the first rename
         flush(folders)
