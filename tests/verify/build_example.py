@@ -72,6 +72,10 @@ SCENARIOS = {
         "# tests/verify/build_example.py. With the manifests at takeover-1 in git (committed\n"
         "# before 09:20), `tfpolicy promote --inventory examples/inventory.yaml --cluster\n"
         "# examples/cluster/takeover-1-soaked.yaml --commit` advances to takeover-25.\n")),
+    "takeover-soaked": Scenario(("takeover",), None, "", "2026-11-30T09:20:00Z", (
+        "# The bundled examples after the takeover step, every pod ready since 09:00 (for\n"
+        "# tests: `tfpolicy promote` at the last rung says done); built by\n"
+        "# tests/verify/build_example.py.\n")),
 }
 
 
@@ -251,4 +255,5 @@ def _gpu(gpu: GPU, used: bool, synced: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*(Path(a) for a in sys.argv[1:2]), *sys.argv[2:3]))
+    given = sys.argv[1:3]
+    sys.exit(main(Path(given[0]), *given[1:]) if given else main())
