@@ -95,6 +95,9 @@ def test_advance_pushes_the_next_rung_and_opens_a_request(
     assert len(opened) == 1
     assert _title(opened[0]) == "GPU migration: takeover-1 to takeover-25, verify said ready"
     assert opened[0]["body"].startswith("## Promote: `takeover-1` → `takeover-25`")
+    for workload in ("PyTorchJob/ml-training/resnet-ddp/Worker",  # a kind with no cap
+                     "Deployment/ml-serving/llama-8b-vllm"):      # beside one capped
+        assert f"| `{workload}` | ready |" in opened[0]["body"]
     asked = [c["argv"] for c in repo.calls("kubectl") if c["argv"][0] == "get"]
     assert [a[1] for a in asked] == [WORKLOAD_KINDS, OPERATOR_KINDS]  # what verify reads
     assert all(a[2:] == ["-A", "-o", "yaml"] for a in asked)
