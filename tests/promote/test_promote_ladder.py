@@ -128,7 +128,9 @@ def test_a_stop_writes_the_rung_before(tmp_path: Path, monkeypatch: pytest.Monke
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("## Roll back: `takeover` → `takeover-50`\n")
     assert "| `Deployment/ml-serving/vllm` | stop |" in text
-    assert "CrashLoopBackOff" in text and " manifests/serving.yaml | 6 ++++--" in text
+    assert "CrashLoopBackOff" in text
+    stat = repo.git("diff", "--stat", "--no-color", "HEAD~1", "HEAD")  # the commit's own
+    assert " manifests/serving.yaml |" in stat and f"```\n{stat}```" in text
 
 
 def test_a_stop_at_the_first_rung_restores_the_manifests(tmp_path: Path,
