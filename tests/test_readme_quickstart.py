@@ -50,8 +50,9 @@ def test_quickstart_as_written(tmp_path: Path) -> None:
                            text=True) for line in lines]
     codes = [run.returncode for run in runs]
     # write the config, check (would change), fix (changed), check (clean), commit,
-    # verify (the snapshot is a later step's cluster: not ready, exit 1), the next rung.
-    assert codes == [0, 1, 1, 0, 0, 1, 0], [r.stderr[-300:] for r in runs]
+    # verify (the snapshot is a later step's cluster: not ready, exit 1), promote (that
+    # snapshot is older than the rung's commit: the sync has not happened, a wait).
+    assert codes == [0, 1, 1, 0, 0, 1, 75], [r.stderr[-300:] for r in runs]
     assert "would set" in runs[1].stdout
     assert runs[2].stdout.startswith("Fixing manifests/")
     after = {p.name: p.read_bytes() for p in (repo / "manifests").iterdir()}
@@ -62,4 +63,4 @@ def test_quickstart_as_written(tmp_path: Path) -> None:
                          text=True, check=True).stdout
     assert len(log.splitlines()) == 1
     assert runs[5].stdout.startswith("verify step 01 takeover-1: ")
-    assert (repo / ".tfpolicy.yaml").read_text() == "policies: [takeover-25]\n"
+    assert (repo / ".tfpolicy.yaml").read_text() == "policies: [takeover-1]\n"  # waited
