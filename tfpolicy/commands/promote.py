@@ -36,7 +36,7 @@ from tfpolicy.plan import (
     model_capacities,
     run_plan,
 )
-from tfpolicy.policy.config import ProjectConfig, find_config
+from tfpolicy.policy.config import Given, ProjectConfig, configure, find_config
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
 from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
@@ -101,7 +101,8 @@ class Request:
 @click.argument("path", required=False, default=".",
                 type=click.Path(exists=True, file_okay=False))
 def promote(inventory: str, values: str | None, namespaces: str | None,
-            operator: tuple[str, ...], namespace: str, snapshots: tuple[str, ...], live: bool,
+            operator: tuple[str, ...], namespace: str | None, snapshots: tuple[str, ...],
+            live: bool,
             context: str | None, commit: bool, patch: str | None, min_soak: str,
             summary: str | None, no_rollback: bool, path: str) -> int:
     """Verify the rung .tfpolicy.yaml names and, when ready, write the next one.
@@ -111,8 +112,10 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
     input. See docs/promote.md.
     """
     _check_options(snapshots, live, context, commit, patch)
-    given = Request(path, inventory, values, namespaces, operator, namespace, snapshots, live,
-                    context, commit, patch, parse_duration(min_soak), summary, not no_rollback)
+    decided = configure(find_config(Path(path)), Given(namespace=namespace, operator=operator))
+    given = Request(path, inventory, values, namespaces, decided.operator, decided.namespace,
+                    snapshots, live, context, commit, patch, parse_duration(min_soak), summary,
+                    not no_rollback)
     try:
         return _promote(given)
     except Refused as exc:
