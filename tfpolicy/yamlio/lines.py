@@ -42,3 +42,10 @@ def after(text: str, node: yaml.Node) -> int:
     if mark.column == 0 and mark.index > node.start_mark.index:
         return int(mark.index)
     return eol(text, int(mark.index))
+
+
+def unterminated(text: str) -> str:
+    """``text`` without its last line break: a file that ended without one still does."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith(("\n", "\r")) else text
