@@ -2,7 +2,7 @@
 without taking, moving or copying one, and rollback gives the bytes back.
 
 Drawn Deployments have or lack the template's ``metadata``, ``labels`` and
-``annotations``; comment lines at any indentation go between any two of the
+``annotations``, or leave them empty; comment lines at any indentation go between any two of the
 template's lines and at the end (blank lines too), which may lack its line break. Each comment
 must stay once, in order, against the line it was written against
 (tests/comments/keep.py).
@@ -31,8 +31,8 @@ _SPEC = ["    spec:", "      containers:", "      - name: main", "        image:
 
 @st.composite
 def _templates(draw: st.DrawFn) -> list[str]:
-    labels = draw(st.integers(0, 3))
-    annotations = draw(st.integers(0, 2))
+    labels = draw(st.integers(-1, 3))  # -1: the key left empty (Helm renders that)
+    annotations = draw(st.integers(-1, 2))
     lines = list(_HEAD)
     if labels or annotations or draw(st.booleans()):
         lines.append("    metadata:")

@@ -3,7 +3,8 @@ GPU resources, and nothing else; each comment line stays once, against its line.
 
 A comment line is written against a line next to it, as kyaml reads it: one
 indented deeper than the next line that is not a comment ends the block above
-it (its line is the one before); any other heads the line after it.
+it (its line is the one before, unless that line opens a block the new lines
+go into); any other heads the line after it.
 """
 
 from __future__ import annotations
@@ -83,5 +84,12 @@ def _check_comment(a: list[str], b: list[str], where: dict[int, int], i: int) ->
     j, k = where[i], _anchor(a, i)
     if k is None:  # a head comment on the last line stays last; a foot one on the first stays
         assert j == (len(b) - 1 if i else 0), f"comment line {i + 1} moved: {a[i]!r}"
-    elif k in where:  # its line may be a removed GPU resource
-        assert where[k] - j == k - i, f"comment line {i + 1} left its line: {a[i]!r}"
+    elif k in where and where[k] - j != k - i:  # its line may be a removed GPU resource
+        between = b[min(j, where[k]) + 1:max(j, where[k])]
+        assert k < i and _opens(a[k], between), f"comment line {i + 1} left its line: {a[i]!r}"
+
+
+def _opens(key: str, added: list[str]) -> bool:
+    """``key: `` opens a block and ``added`` went into it: a comment that ended the block
+    still does (``annotations:`` left empty, then filled)."""
+    return key.rstrip().endswith(":") and all(_indent(line) > _indent(key) for line in added)
