@@ -55,8 +55,9 @@ def check_kept(old: str, new: str, *, removable: re.Pattern[str] | None = None,
         if tag == "equal":
             where.update({i1 + k: j1 + k for k in range(i2 - i1)})
             continue
-        gone = a[i1:i2]
+        gone = [line for line in a[i1:i2] if line.strip()]  # with the blank lines above it
         assert all(removable and removable.match(line) for line in gone), gone
+        assert gone or i1 == i2, f"blank lines {i1 + 1}-{i2} removed alone"
         added += b[j1:j2]
     _check_added(added, blank_ok)
     for i, line in enumerate(a):

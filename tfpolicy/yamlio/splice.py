@@ -46,10 +46,10 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
     expanded alias or merged key is written out as.
     """
     put_back = {e.path: e.layout for e in edits if e.layout is not None and e.layout.placed}
-    if _open_end(text):  # spliced as if its last line ended, which it will not again
-        joined = splice(text + newline, root, edits, newline, intended)
-        return None if joined is None else unterminated(joined)
-    doc = Doc(text, root, indent_step(root), newline, sharing(root, text), put_back)
+    open_end = _open_end(text)
+    if open_end:  # spliced as if its last line ended, which it will not again
+        text += newline
+    doc = Doc(text, root, indent_step(root), newline, sharing(root, text), put_back, open_end)
     try:
         expand = expansions(doc, edits)
         kept = [e for e in edits if not any(absorbed(e, q) for q in expand)]
@@ -59,7 +59,8 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
             patches += [_put_back(*placed[i])] if i in placed else _patch(doc, edit)
     except Unsupported:
         return None
-    return _join(text, patches)
+    joined = _join(text, patches)
+    return unterminated(joined) if open_end and joined is not None else joined
 
 
 def _put_back(at: int, text: str, depth: int, rank: int) -> _Patch:
@@ -248,6 +249,9 @@ def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> li
 
 def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
     start, end = entry_span(doc, parent, index)
+    if doc.open_end and end == len(doc.text):  # blank lines above would end the file
+        while start > 0 and not doc.text[line_start(doc.text, start - 1):start].strip():
+            start = line_start(doc.text, start - 1)
     return _Patch(start, end, "")
 
 
