@@ -3,7 +3,8 @@ without taking, moving or copying one, and rollback gives the bytes back.
 
 Drawn Deployments have or lack the template's ``metadata``, ``labels`` and
 ``annotations``, or leave them empty; comment lines at any indentation go between any two of the
-template's lines and at the end (blank lines too), which may lack its line break. Each comment
+template's lines and at the end (blank lines too), which may lack its line break
+(LF, CRLF or CR). Each comment
 must stay once, in order, against the line it was written against
 (tests/comments/keep.py).
 A last entry without a line break that a stage removes takes the blank lines
@@ -51,8 +52,8 @@ def _documents(draw: st.DrawFn) -> str:
     for n, at in enumerate(sorted(places, reverse=True)):
         indent = draw(st.sampled_from([0, 2, 4, 6, 8, 10]))
         lines.insert(at, " " * indent + f"# c{n}" if draw(st.integers(0, 3)) else "")
-    ending = draw(st.sampled_from(["\n", ""]))
-    return "\n".join(lines) + ending
+    newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return newline.join(lines) + draw(st.sampled_from([newline, ""]))
 
 
 @given(_documents(), st.sampled_from(STAGES))

@@ -23,7 +23,7 @@ from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
 from tfpolicy.yamlio.flow import flow_again
-from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start, unterminated
+from tfpolicy.yamlio.lines import after, entry_indent, eol, line_above, line_start, unterminated
 from tfpolicy.yamlio.restore import entry_again, placements, shared_text
 from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
 from tfpolicy.yamlio.tails import append_at, first_at, heads_from
@@ -250,8 +250,8 @@ def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> li
 def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
     start, end = entry_span(doc, parent, index)
     if doc.open_end and end == len(doc.text):  # blank lines above would end the file
-        while start > 0 and not doc.text[line_start(doc.text, start - 1):start].strip():
-            start = line_start(doc.text, start - 1)
+        while start > 0 and not doc.text[line_above(doc.text, start):start].strip():
+            start = line_above(doc.text, start)
     return _Patch(start, end, "")
 
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import yaml
 
-from tfpolicy.yamlio.lines import eol, line_start
+from tfpolicy.yamlio.lines import eol, line_above, line_start
 
 
 class _Line(NamedTuple):
@@ -71,8 +71,8 @@ def heads_from(text: str, start: int, column: int) -> int:
     """``start`` moved up over the comment lines right above it that head its line (those
     at ``column`` or left of it; a deeper one is a foot comment of the block above)."""
     while start > 0:
-        above = line_start(text, start - 1)
-        line = text[above:start]
+        above = line_above(text, start)
+        line = text[above:start].rstrip("\r\n")
         stripped = line.lstrip(" ")
         if not stripped.startswith("#") or len(line) - len(stripped) > column:
             break
