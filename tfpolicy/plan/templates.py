@@ -24,8 +24,17 @@ from typing import Any
 from tfpolicy.findings import Severity
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.policy.match import Subject, selects
+from tfpolicy.rewrite import cohort
 from tfpolicy.rewrite.edits import Edit, Path, apply_edits, get_path
-from tfpolicy.rewrite.engine import DocContext, DocResult, PolicySet, objects, plan_document
+from tfpolicy.rewrite.engine import (
+    DocContext,
+    DocResult,
+    PolicySet,
+    canary_scope,
+    objects,
+    plan_document,
+    with_cohort,
+)
 from tfpolicy.stages.common import labels_of
 from tfpolicy.workloads import Registry
 
@@ -49,6 +58,16 @@ class StepCache:
 
 def _nowhere(path: Path) -> tuple[int, int]:
     return 0, 0
+
+
+def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> PolicySet:
+    """``policies`` with a canary rung's whole workloads ordered over all the plan's
+    documents, as ``apply`` orders them over its input (:mod:`tfpolicy.rewrite.cohort`)."""
+    scope = canary_scope(policies)
+    if scope is None:
+        return policies
+    return with_cohort(policies, [m for doc in docs for m in cohort.members(doc.data, scope,
+                                                                            namespace)])
 
 
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
@@ -86,7 +105,7 @@ def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
     if number not in cache.selecting:
         cache.selecting[number] = _selecting(doc, policies, namespace)
     key = (tuple((p.gpu_resources, p.template_kinds) for p in policies.policies),
-           tuple(policies.policies[i] for i in cache.selecting[number]))
+           tuple(policies.policies[i] for i in cache.selecting[number]), policies.cohort)
     last = cache.last.get(number)
     if last is not None and last[0] == key:
         return last[1], True

@@ -19,7 +19,17 @@ from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.engine import Change, DocContext, Locate, PolicySet, plan_document
+from tfpolicy.rewrite.cohort import Scope, members
+from tfpolicy.rewrite.engine import (
+    Change,
+    DocContext,
+    Locate,
+    PolicySet,
+    canary_scope,
+    plan_document,
+    with_cohort,
+)
+from tfpolicy.stages.canary import Member
 from tfpolicy.yamlio.restore import Capturer
 
 # Where a document's content starts: a mapping key, or something else worth a real parse.
@@ -66,6 +76,7 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
     slices of ``text`` between them: a file of a million tiny documents held
     every document and its outcome at once (410 MB for 9 MB).
     """
+    policies = _with_cohort(policies, [(file, list(yamlio.iter_documents([text])))], options)
     sizes: list[int] = [0]  # the length of the document last handed to the engine
 
     def documents() -> Iterator[yamlio.RawDoc]:
@@ -91,27 +102,52 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
 def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file: str,
                         options: Options) -> Iterator[DocOutcome]:
     """Each document's outcome, in order; a stream is processed one document at a time."""
-    markers = Markers.of(policies.markers())
     index = 0
-    for raw in docs:
-        _check_size(raw, file)
-        if not markers.found_in(raw.text):
-            first = _FIRST_CONTENT.search(raw.text)
-            if _passes(raw.text, first):
-                yield DocOutcome(raw.text, False, [], [], first is not None)
-                index += first is not None
-                continue
-        parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
-        if parsed.node is None:
-            yield DocOutcome(raw.text, False, [], [], False)
+    for raw, parsed in _parsed(docs, policies, file):
+        if parsed is None or parsed.node is None:
+            counted = parsed is None and _FIRST_CONTENT.search(raw.text) is not None
+            yield DocOutcome(raw.text, False, [], [], counted)
+            index += counted
             continue
-        _require_mapping(parsed, raw, file)
         ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
                          options.explain, Capturer(raw.text, parsed.node, file))
         result = plan_document(parsed.data, policies, ctx)
         text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)
         index += 1
+
+
+def _parsed(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file: str
+            ) -> Iterator[tuple[yamlio.RawDoc, yamlio.Parsed | None]]:
+    """Each document, parsed when a policy may read it (``None``: kept as its text)."""
+    markers = Markers.of(policies.markers())
+    for raw in docs:
+        _check_size(raw, file)
+        if not markers.found_in(raw.text) and _passes(raw.text, _FIRST_CONTENT.search(raw.text)):
+            yield raw, None
+            continue
+        parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
+        if parsed.node is not None:
+            _require_mapping(parsed, raw, file)
+        yield raw, parsed
+
+
+def _with_cohort(policies: PolicySet, files: Iterable[tuple[str, Iterable[yamlio.RawDoc]]],
+                 options: Options) -> PolicySet:
+    """``policies`` with a canary rung's whole workloads ordered over every document of
+    ``files`` (a first pass, made only when some policy sets a cap)."""
+    scope = canary_scope(policies)
+    if scope is None:
+        return policies
+    return with_cohort(policies, [m for file, docs in files
+                                  for m in _members(policies, scope, options, file, docs)])
+
+
+def _members(policies: PolicySet, scope: Scope, options: Options, file: str,
+             docs: Iterable[yamlio.RawDoc]) -> list[Member]:
+    return [m for _, parsed in _parsed(docs, policies, file)
+            if parsed is not None and parsed.node is not None
+            for m in members(parsed.data, scope, options.namespace)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +170,9 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
     (``rewrite.parallel``). Texts, findings and the first error are the same however
     many workers there are.
     """
+    if canary_scope(policies) is not None:  # a first pass over all of it: held in memory
+        pieces = list(pieces)
+        policies = _stream_cohort(policies, pieces, options, jobs)
     work = partial(_batch, policies, options)
     index = 0
     for batch in parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,
@@ -147,6 +186,22 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
 
 
 _Batch = list[tuple[str, yamlio.Piece]]
+
+
+def _stream_cohort(policies: PolicySet, pieces: list[tuple[str, yamlio.Piece]],
+                   options: Options, jobs: int) -> PolicySet:
+    """``_with_cohort`` over every piece, spread over the workers as the rewrite is."""
+    work = partial(_batch_members, policies, options)
+    found = parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,
+                             in_worker=yamlio.silence_process)
+    return with_cohort(policies, [m for batch in found for m in batch])
+
+
+def _batch_members(policies: PolicySet, options: Options, batch: _Batch) -> list[Member]:
+    scope = canary_scope(policies)
+    assert scope is not None
+    return [m for file, piece in batch
+            for m in _members(policies, scope, options, file, piece.documents(file))]
 
 
 def _batches(pieces: Iterable[tuple[str, yamlio.Piece]]) -> Iterator[_Batch]:
