@@ -16,8 +16,8 @@ from tfpolicy.stages.canary import Cohort, Key
 
 
 def moved_workloads(units: list[Unit], pods: Mapping[str, UnitPods],
-                    cohort: Cohort) -> Moved | None:
-    if not cohort.groups:
+                    cohort: Cohort | None) -> Moved | None:
+    if cohort is None or not cohort.groups:
         return None
     objects: dict[Key, bool] = {}
     for unit in units:

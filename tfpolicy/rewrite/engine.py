@@ -46,8 +46,9 @@ class PolicySet:
     gpus: GpuResources
     registry: Registry
     hami: frozenset[str] = frozenset(HAMI_RESOURCES)  # HAMi's names, a policy's renamed ones too
-    # A canary rung's whole workloads, ordered over the input (rewrite.cohort).
-    cohort: Cohort = field(default_factory=Cohort)
+    # A canary rung's whole workloads, ordered over the input (rewrite.cohort); None: not
+    # ordered yet (the pipeline orders them over what it is given: rewrite.firstpass).
+    cohort: Cohort | None = None
     # markers(), made once: the pipeline asks for them per file (fix reads thousands).
     _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # The resources a record may give back: those a stage of this run could remove.
@@ -90,6 +91,9 @@ def canary_scope(policies: PolicySet) -> Scope | None:
         return None
     return Scope(policies.policies, policies.registry,
                  lambda t: is_gpu_workload(t, policies.gpus, policies.hami))
+
+
+_ALONE = Cohort()  # each workload alone: the first of its rung
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +218,8 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
     hashed = carries_template_hash(subject.kind, labels_of(original))
-    stage, settings, whole = by_workload(policies.cohort, owner, subject, settings, hashed)
+    cohort = policies.cohort or _ALONE
+    stage, settings, whole = by_workload(cohort, owner, subject, settings, hashed)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(stage, original, settings, stage_ctx)
     notes += whole
