@@ -162,3 +162,46 @@ def test_the_chosen_set_grows_with_the_rung_and_ignores_input_order(
     for picked in sets:
         assert not picked or min(len(pins), len(picked)) == len(pins & picked)
         assert total == 0 or picked
+
+
+def _split(tmp_path: Path) -> list[Path]:
+    paths = []
+    for number, doc in enumerate(INPUT.read_text().split("---\n")):
+        path = tmp_path / f"{number}.yaml"
+        path.write_text(doc)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_apply_chooses_over_every_file_whatever_their_order(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], jobs: str) -> None:
+    paths = _split(tmp_path)
+    chosen_by_order = []
+    for order in (paths, paths[::-1]):
+        code, out, err = _run(capsys, "apply", "-j", jobs, "-p", "takeover-25",
+                              *map(str, order))
+        assert code == 0, err
+        meta = _templates(out)
+        chosen_by_order.append({role for role, m in meta.items() if _tf_keys(m)})
+        assert err.count("#2 of the 2 workloads of this input") == 2, err
+    assert chosen_by_order[0] == chosen_by_order[1] == {
+        "pytorch/Master", "pytorch/Worker", "deployment"}
+
+
+def test_a_rung_below_one_share_still_moves_one_and_half_moves_half(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = list(yaml.safe_load_all(INPUT.read_text()))[:1]
+    for name in ("b", "c", "d"):
+        copy = yaml.safe_load(yaml.safe_dump(docs[0]))
+        copy["metadata"]["name"] = name
+        docs.append(copy)
+    path = tmp_path / "jobs.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    for rung, moved in (("takeover-25", 1), ("takeover-50", 2)):
+        _, out, _ = _run(capsys, "apply", "-p", rung, str(path))
+        names = [d["metadata"]["name"] for d in yaml.safe_load_all(out)
+                 if "tensor-fusion.ai/enabled" in (
+                     d["spec"]["pytorchReplicaSpecs"]["Master"]["template"].get("metadata")
+                     or {}).get("labels", {})]
+        assert names == ["b", "c", "d", "finetune"][:moved]
