@@ -35,6 +35,7 @@ from tfpolicy.rewrite.engine import (
     plan_document,
     with_cohort,
 )
+from tfpolicy.rewrite.owners import NO_POLICY
 from tfpolicy.stages.common import labels_of
 from tfpolicy.workloads import Registry
 
@@ -85,7 +86,7 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
         doc = docs[number]
         result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
-                        if f.severity >= Severity.WARNING)
+                        if f.severity >= Severity.WARNING and f.rule != NO_POLICY)
         for unit in members:
             if again and cache is not None and unit.key in cache.templates:
                 templates[unit.key] = cache.templates[unit.key]

@@ -20,7 +20,7 @@ from tfpolicy.policy.model import Policy
 from tfpolicy.rewrite.cohort import Scope, by_workload, needed
 from tfpolicy.rewrite.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.rewrite.owners import objects as objects
-from tfpolicy.rewrite.owners import owner_of, subject_of
+from tfpolicy.rewrite.owners import owner_of, subject_of, unselected
 from tfpolicy.stages import layout, run_stage
 from tfpolicy.stages.canary import Cohort, Member
 from tfpolicy.stages.common import (
@@ -186,6 +186,7 @@ def _template_outcome(obj: Mapping[str, Any], base: Path, view: View, policies: 
         return
     owner = owner_of(policies.policies, subject, report, ctx.explain)
     if owner is None:
+        report(unselected(policies.policies), "")
         return
     if view.refused:
         report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {view.refused}"),

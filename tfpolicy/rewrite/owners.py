@@ -61,3 +61,15 @@ def owner_of(policies: tuple[Policy, ...], subject: Subject, report: Report = _q
             message = f"not selected by policy {policy.name!r}: {'; '.join(reasons)}"
             report(Note(Severity.INFO, "not-selected", message), policy.name)
     return owner
+
+
+NO_POLICY = "no-policy"
+
+
+def unselected(policies: tuple[Policy, ...]) -> Note:
+    """A GPU workload no policy selects: it stays on the device plugin, never silently."""
+    names = ", ".join(p.name for p in policies[:5]) + (", …" if len(policies) > 5 else "")
+    of = f" ({names})" if names else ""
+    return Note(Severity.WARNING, NO_POLICY,
+                f"GPU workload selected by no policy{of}: it stays on the device plugin; "
+                "--explain says why each policy passes it over")
