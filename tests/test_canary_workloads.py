@@ -16,6 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tfpolicy.cli import main
+from tfpolicy.files.sources import load_policy_set
+from tfpolicy.rewrite import firstpass
+from tfpolicy.rewrite.pipeline import Options, transform
 from tfpolicy.stages.canary import Cohort, Member, chosen
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -205,3 +208,17 @@ def test_a_rung_below_one_share_still_moves_one_and_half_moves_half(
                      d["spec"]["pytorchReplicaSpecs"]["Master"]["template"].get("metadata")
                      or {}).get("labels", {})]
         assert names == ["b", "c", "d", "finetune"][:moved]
+
+
+def test_files_read_one_at_a_time_choose_as_apply_does_once_ordered_together(
+        tmp_path: Path) -> None:
+    """What a command reading files one by one (fix, check) would do with the first pass
+    over all of them: each file's rewrite then chooses as ``apply`` does over the whole."""
+    paths = _split(tmp_path)
+    texts = [(str(p), p.read_text()) for p in paths]
+    policies = load_policy_set(["takeover-1"])
+    alone = [transform(text, policies, name, Options()).changed for name, text in texts]
+    ordered = firstpass.over_texts(policies, texts, "default")
+    together = [transform(text, ordered, name, Options()).changed for name, text in texts]
+    assert alone == [True, True, True]  # each file on its own: its workload is the first
+    assert together == [True, False, True]  # the LeaderWorkerSet waits, as under apply

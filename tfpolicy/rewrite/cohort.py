@@ -9,7 +9,7 @@ document of an input, and the engine's decision for one template.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -66,26 +66,31 @@ def members(data: Any, scope: Scope, namespace: str) -> Iterator[canary.Member]:
             settings = owner.settings_for(partial(_matches, subject))
             if covered(subject, settings, carries_template_hash(subject.kind,
                                                                 labels_of(template))):
-                yield canary.Member(owner.name, key_of(subject), canary.pinned(subject.labels))
+                yield canary.Member(owner.name, key_of(obj, subject),
+                                    canary.pinned(subject.labels))
 
 
 def _matches(subject: Subject, match: Match) -> bool:
     return not misses(match, subject)
 
 
-def key_of(subject: Subject) -> canary.Key:
-    return subject.namespace, subject.kind, subject.name
+def key_of(obj: Mapping[str, Any], subject: Subject) -> canary.Key:
+    """Namespace, kind, name; ``generateName`` for an object the API server names (an
+    Argo Workflow's), so it is not shown nameless."""
+    meta = obj.get("metadata")
+    made = meta.get("generateName") if isinstance(meta, Mapping) else None
+    return subject.namespace, subject.kind, subject.name or str(made or "")
 
 
-def by_workload(cohort: canary.Cohort, owner: Policy, subject: Subject, settings: Settings,
-                hashed: bool) -> tuple[Stage, Settings, list[Note]]:
+def by_workload(cohort: canary.Cohort, owner: Policy, obj: Mapping[str, Any], subject: Subject,
+                settings: Settings, hashed: bool) -> tuple[Stage, Settings, list[Note]]:
     """The stage and settings one template gets: a covered one is moved whole (no cap) or
     left as the user wrote it (rollback gives exactly that back), and says which."""
     if not covered(subject, settings, hashed):
         return owner.stage, settings, []
     assert settings.enabled_replicas is not None
     wanted = settings.enabled_replicas
-    decision = canary.decide(cohort, owner.name, key_of(subject), wanted)
+    decision = canary.decide(cohort, owner.name, key_of(obj, subject), wanted)
     message = canary.describe(decision, subject.kind)
     if decision.chosen:
         note = Note(Severity.INFO, RULE_MOVED, message)

@@ -220,7 +220,7 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
     hashed = carries_template_hash(subject.kind, labels_of(original))
     cohort = policies.cohort or _ALONE
-    stage, settings, whole = by_workload(cohort, owner, subject, settings, hashed)
+    stage, settings, whole = by_workload(cohort, owner, obj, subject, settings, hashed)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(stage, original, settings, stage_ctx)
     notes += whole
