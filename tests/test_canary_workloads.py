@@ -222,3 +222,16 @@ def test_files_read_one_at_a_time_choose_as_apply_does_once_ordered_together(
     together = [transform(text, ordered, name, Options()).changed for name, text in texts]
     assert alone == [True, True, True]  # each file on its own: its workload is the first
     assert together == [True, False, True]  # the LeaderWorkerSet waits, as under apply
+
+
+def test_a_workload_no_longer_chosen_gets_its_own_text_back(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, staged, _ = _run(capsys, "apply", "-p", "takeover-1", str(INPUT))
+    marker = "  name: llama\n"
+    pinned = staged.replace(marker, marker + "  labels:\n    tfpolicy.dev/canary: first\n")
+    path = tmp_path / "pinned.yaml"
+    path.write_text(pinned)
+    code, out, err = _run(capsys, "apply", "-p", "takeover-1", str(path))
+    assert code == 0, err
+    assert out.split("---\n")[0] == INPUT.read_text().split("---\n")[0]  # the PyTorchJob
+    assert _templates(out)["lws/worker"]["labels"][TF + "enabled"] == "true"
