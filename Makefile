@@ -35,6 +35,13 @@ $(BIN)/tfpolicy: pyproject.toml
 demo_exit = code=$$?; if [ $$code -eq $(1) ]; then echo "(exit $(1): $(2), as intended)"; \
 	else echo "(exit $$code: the demo did not expect that)"; exit $$code; fi
 
+# git in the demo's scratch repository: its own identity, no user or system configuration.
+demo: export GIT_CONFIG_GLOBAL = /dev/null
+demo: export GIT_CONFIG_NOSYSTEM = 1
+demo: export GIT_AUTHOR_NAME = demo
+demo: export GIT_AUTHOR_EMAIL = demo@example.com
+demo: export GIT_COMMITTER_NAME = demo
+demo: export GIT_COMMITTER_EMAIL = demo@example.com
 demo: $(BIN)/tfpolicy
 	@echo "== tfpolicy apply -p takeover examples/manifests (first lines of the stream)"
 	$(BIN)/tfpolicy apply -p takeover examples/manifests > .demo-takeover.yaml
@@ -57,6 +64,20 @@ demo: $(BIN)/tfpolicy
 	$(call demo_exit,75,wait)
 	@echo "== tfpolicy plan --format html: the report to open in a browser"
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml --format html -o plan.html examples/manifests
+	@echo "== tfpolicy promote: a scratch git repository at takeover-1, the cluster soaked at step 01"
+	rm -rf .demo-promote .demo-pr.md && mkdir .demo-promote && cp -R examples/manifests .demo-promote/
+	printf '# The rung of the migration; tfpolicy promote moves it.\npolicies: [takeover-1]\n' > .demo-promote/.tfpolicy.yaml
+	git -C .demo-promote init --quiet -b main
+	$(BIN)/tfpolicy fix .demo-promote/manifests > /dev/null 2>&1 || test $$? -eq 1  # 1: it rewrote them
+	git -C .demo-promote add -A
+	GIT_COMMITTER_DATE=2026-11-30T08:00:00Z GIT_AUTHOR_DATE=2026-11-30T08:00:00Z \
+	  git -C .demo-promote commit --quiet -m "GPU migration: takeover-1"
+	$(BIN)/tfpolicy promote --inventory examples/inventory.yaml \
+	  --cluster examples/cluster/takeover-1-soaked.yaml --commit --summary .demo-pr.md .demo-promote/manifests
+	git -C .demo-promote log --oneline
+	cat .demo-promote/.tfpolicy.yaml
+	@echo "== the pull request's body (--summary), first lines"
+	head -n 12 .demo-pr.md && rm -rf .demo-promote .demo-pr.md
 	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
 # Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)

@@ -21,8 +21,12 @@ sampled).
 Each round prints its ratios to that round's floor (paired, so that load
 from other processes on the machine hits both sides alike); the summary
 gives the median over rounds of wall seconds, of CPU seconds and of each
-ratio, and the largest peak RSS, with the targets beside. It is a report,
-not a test: it always exits 0.
+ratio, and the largest peak RSS, with the targets beside.
+
+Beside these bulk figures, the start-up ones (``startup.py``): the CPU of
+whole ``tfpolicy`` processes on little work, each paired with a bare
+``python -c pass`` (``--startup-runs``, default 9; ``--startup-only`` skips
+the bulk steps). It is a report, not a test: it always exits 0.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import startup
 from gen_corpus import write as write_corpus
 
 HERE = Path(__file__).resolve().parent
@@ -369,16 +374,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10000, help="workloads in the corpus")
     parser.add_argument("--repeat", type=int, default=3, help="paired rounds; medians kept")
+    parser.add_argument("--startup-runs", type=int, default=9,
+                        help="runs of each start-up command, paired with a bare interpreter")
+    parser.add_argument("--startup-only", action="store_true", help="skip the bulk steps")
     args = parser.parse_args(argv)
-    c = corpus(args.n)
-    repeat = max(1, args.repeat)
+    if not args.startup_only:
+        bulk(args.n, max(1, args.repeat))
+    runs = max(1, args.startup_runs)
+    if why := cli_ready("check"):
+        print(f"start-up: {why}")
+    else:
+        print(startup.report(startup.figures(TFPOLICY, OUT / "startup", runs), runs))
+    return 0
+
+
+def bulk(n: int, repeat: int) -> None:
+    c = corpus(n)
     copies = Copies(c, repeat)
     try:
         rounds = [one_round(c, copies, i + 1) for i in range(repeat)]
     finally:
         copies.remove()
     print(report(c, rounds))
-    return 0
 
 
 if __name__ == "__main__":

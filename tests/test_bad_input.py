@@ -6,7 +6,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -63,11 +62,10 @@ def test_fix_writes_nothing_when_any_file_is_bad(path: Path, tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([good.name, bad.name])
 
 
-def test_alias_bomb_is_refused_quickly() -> None:
-    start = time.monotonic()
+def test_alias_bomb_is_refused_before_it_expands() -> None:
+    # The runner's timeout is a guard against a hang, not a measure of speed.
     result = tfpolicy("check", "-p", "takeover", "tests/corpus/bad/billion-laughs.yaml")
     assert result.returncode == 2
-    assert time.monotonic() - start < 10  # generous: process start-up included
     assert b"aliases expand" in result.stderr
 
 

@@ -1,19 +1,25 @@
 """The CI templates' own commands, read from action.yml and the GitLab template, run in a
 repository seeded with the example manifests; their reports checked for what code scanning
-and GitLab read. (A focused structural schema stands in for the SARIF 2.1.0 schema.)"""
+and GitLab read: the SARIF log against the official SARIF 2.1.0 schema (as published in the
+npm registry, pinned by digest) and against what code scanning itself requires."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tarfile
+import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import jsonschema
+import pytest
 import yaml
 
 from tests.conftest import ROOT
@@ -41,6 +47,37 @@ SARIF_SHAPE = {
 }
 
 
+# The OASIS SARIF 2.1.0 schema (rtm.5, the one code scanning accepts), as Microsoft's MIT
+# package @microsoft/jest-sarif ships it: fetched from the npm registry once, checked
+# against its digest, cached outside the repository.
+SARIF_PACKAGE = "https://registry.npmjs.org/@microsoft/jest-sarif/-/jest-sarif-1.0.0-beta.0.tgz"
+SARIF_PACKAGE_SHA256 = "748e2c3d1a842e7bb258416685c7ea3a0da40005b72267b2052c2856d48ad102"
+SARIF_MEMBER = "package/lib/schemas/sarif-2.1.0-rtm.5.json"
+
+
+@pytest.fixture(scope="session")
+def sarif_schema() -> dict[str, object]:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tfpolicy-tests"
+    tarball = cache / SARIF_PACKAGE.rsplit("/", 1)[1]
+    if not tarball.exists():
+        try:
+            with urllib.request.urlopen(SARIF_PACKAGE, timeout=60) as answer:
+                data = answer.read()
+        except OSError as error:
+            if os.environ.get("CI") == "true":
+                raise
+            pytest.skip(f"the SARIF schema's package could not be fetched: {error}")
+        cache.mkdir(parents=True, exist_ok=True)
+        tarball.write_bytes(data)
+    data = tarball.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == SARIF_PACKAGE_SHA256, "not the pinned package"
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        member = archive.extractfile(SARIF_MEMBER)
+        assert member is not None
+        schema: dict[str, object] = json.load(member)
+    return schema
+
+
 def _repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     shutil.copytree(ROOT / "examples" / "manifests", repo / "manifests")
@@ -62,7 +99,7 @@ def _tfpolicy_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("tfpolicy ")]
 
 
-def test_action_check_and_plan(tmp_path: Path) -> None:
+def test_action_check_and_plan(tmp_path: Path, sarif_schema: dict[str, object]) -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     uses = [step.get("uses", "") for step in action["runs"]["steps"]]
@@ -73,7 +110,12 @@ def test_action_check_and_plan(tmp_path: Path) -> None:
     for line in _tfpolicy_lines(runs):
         _run(line, repo)
     log = json.loads((repo / "tfpolicy.sarif").read_text())
-    jsonschema.validate(log, SARIF_SHAPE)
+    official = jsonschema.Draft4Validator(sarif_schema)
+    official.validate(log)  # the official schema
+    wrong = json.loads(json.dumps(log))
+    wrong["runs"][0]["results"][0]["level"] = "fatal"  # not a SARIF level: the schema bites
+    assert not official.is_valid(wrong)
+    jsonschema.validate(log, SARIF_SHAPE)  # and what code scanning needs beyond it
     results = log["runs"][0]["results"]
     assert results and all(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
                            .startswith("manifests/") for r in results)

@@ -1,5 +1,6 @@
 """``make demo``, the first run: its commands that exit 1 (findings) or 75 (wait) on purpose
-say so, none reads like a failure, and a cost that rises is explained."""
+say so, none reads like a failure, a cost that rises is explained, and promote advances a
+scratch repository from takeover-1 to takeover-25 in one commit, then leaves no trace."""
 
 from __future__ import annotations
 
@@ -35,3 +36,10 @@ def test_make_demo_reads_like_a_story(tmp_path: Path) -> None:
     cost = next(line for line in out.splitlines() if "cost per hour of the GPUs in use" in line)
     assert "saved)" in cost or "more: " in cost  # a rise says why
     assert (tmp_path / "plan.html").exists() and (tmp_path / "verify.html").exists()
+    assert "promote: takeover-1 (step 01): advance" in out
+    assert "names takeover-25" in out and "policies: [takeover-25]" in out
+    log = out.split("git -C .demo-promote log --oneline\n", 1)[1].splitlines()[:2]
+    assert log[0].endswith(" GPU migration: takeover-1 to takeover-25, verify said ready")
+    assert log[1].endswith(" GPU migration: takeover-1")
+    assert "## Promote: `takeover-1` → `takeover-25`" in out  # the pull request's body
+    assert not (tmp_path / ".demo-promote").exists() and not (tmp_path / ".demo-pr.md").exists()

@@ -86,3 +86,26 @@ def test_a_reader_gone_after_64_kib_is_exit_141(tmp_path: Path, host: str) -> No
     assert got == CUT
     assert code == 141, (code, err)
     assert b"Traceback" not in err and b"internal error" not in err
+
+
+FULL_DISK_COMMANDS = [
+    ["apply", "-p", "takeover", "examples/manifests"],
+    ["check", "-p", "takeover", "examples/manifests"],
+    ["plan", "-p", "takeover", "--inventory", "examples/inventory.yaml", "examples/manifests"],
+    ["admission", "-p", "takeover", "-o", "-", "examples/manifests"],
+    ["recommend", "--metrics", "examples/metrics/example-fleet-2d.json", "examples/manifests"],
+    ["verify", "-p", "takeover", "--inventory", "examples/inventory.yaml",
+     "--cluster", "examples/cluster/after-takeover.yaml", "examples/manifests"],
+]
+
+
+@pytest.mark.parametrize("args", FULL_DISK_COMMANDS, ids=lambda a: a[0])
+def test_a_full_disk_is_a_failed_write_not_a_bug_nor_success(args: list[str]) -> None:
+    """stdout on a full device: exit 74 (EX_IOERR) with one plain line, never 0 or 3."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([str(TFPOLICY), *args], cwd=ROOT, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    assert done.returncode == 74, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last == "tfpolicy: a write failed, the output is not whole: No space left on device"
+    assert "internal error" not in done.stderr

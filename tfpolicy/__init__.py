@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing's own, without importing typing at every start
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __version__ = "0.1.0"
 
@@ -18,6 +21,8 @@ def build_commit() -> str:
     try:
         built = importlib.import_module("tfpolicy._build")
     except ImportError:
+        from pathlib import Path  # here: a built package never needs it
+
         return git_commit(Path(__file__).resolve().parent.parent) or "unknown"
     return str(built.COMMIT)
 
@@ -30,6 +35,7 @@ def git_commit(top: Path) -> str | None:
     repository must not claim that repository's commit.
     """
     import subprocess  # here: --version is the only caller
+    from pathlib import Path
 
     def git(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["git", "-C", str(top), *args], capture_output=True, text=True,
@@ -46,3 +52,8 @@ def git_commit(top: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return head if clean else f"{head}+modified"
+
+
+def version_line() -> str:
+    """What ``tfpolicy --version`` prints."""
+    return f"tfpolicy, version {__version__} (commit {build_commit()})"

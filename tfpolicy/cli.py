@@ -1,102 +1,104 @@
-"""The command line: one group, an explicit command registry, and the one place that
-turns exceptions into exit codes (DESIGN §3)."""
+"""The command line's entry point: ``tfpolicy --version`` and ``--help`` answered here,
+anything else run by the click group (``tfpolicy.commands.group``), which imports each
+command only when it runs.
+
+Hosts start tfpolicy once per file or render, so a start imports only what its command
+uses: a process that applies a policy never loads the scheduler, the plan or the
+recommender, and ``--version`` or ``--help`` load no command line library at all
+(docs/speed.md).
+"""
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 
-import click
-
-from tfpolicy import __version__, build_commit
-from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.findings import error_finding
-from tfpolicy.policy.model import PolicyInvalid
-from tfpolicy.render import FORMATS
-
-# Each command by its module and name, imported only when it runs: a process that applies a
-# policy never loads the scheduler, the plan or the recommender (a tenth of a second each
-# start, and hosts start tfpolicy once per file or render).
-COMMANDS: dict[str, tuple[str, str]] = {
-    "apply": ("apply", "apply"), "check": ("check", "check"), "fix": ("fix", "fix"),
-    "validate": ("validate", "validate"), "krm": ("krm", "krm"),
-    "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
-    "admission": ("admission", "admission"), "plan": ("plan", "plan"),
-    "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
-    "gpus": ("gpus", "gpus"), "init": ("init", "init"),
-}
-
-
-class _OutputClosed(Exception):
-    """stdout's reader went away while a command wrote to it."""
-
-
-class _Group(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
-            return None
-        module, name = COMMANDS[cmd_name]
-        command = getattr(importlib.import_module(f"tfpolicy.commands.{module}"), name)
-        assert isinstance(command, click.Command)
-        return command
-
-    def invoke(self, ctx: click.Context) -> object:
-        # click would turn EPIPE into a plain exit 1, which reads as "findings" (DESIGN §3).
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            raise _OutputClosed from None
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
-              callback=lambda ctx, _param, value: _show_version(ctx, value),
-              help="Show the version and the commit it was built from, and exit.")
-@click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
-def cli(traceback: bool) -> None:
-    """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
-
-
-def _show_version(ctx: click.Context, value: bool) -> None:
-    if value and not ctx.resilient_parsing:
-        click.echo(f"tfpolicy, version {__version__} (commit {build_commit()})")
-        ctx.exit()
+# ``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more, or no
+# terminal): tests/test_startup.py holds the two the same.
+HELP = (
+    "Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n"
+    "\n"
+    "  Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way.\n"
+    "\n"
+    "Options:\n"
+    "  --version    Show the version and the commit it was built from, and exit.\n"
+    "  --traceback  Show the traceback of an internal error.\n"
+    "  -h, --help   Show this message and exit.\n"
+    "\n"
+    "Commands:\n"
+    "  admission  Simulate the TensorFusion webhook on every pod template;...\n"
+    "  apply      Rewrite manifests from files, folders or stdin (-) to stdout.\n"
+    "  argocd     Run as an ArgoCD config-management plugin...\n"
+    "  check      Exit 1 when any file would change or any error is found...\n"
+    "  fix        Rewrite manifest files in place; exit 1 when any file changed.\n"
+    "  gpus       List the GPU models an inventory may name (those whose names...\n"
+    "  init       Write a starter .tfpolicy.yaml and .pre-commit-config.yaml...\n"
+    "  krm        KRM function: ResourceList on stdin, ResourceList with...\n"
+    "  kustomize  Run as a kustomize legacy exec plugin (kubectl kustomize...\n"
+    "  plan       Plan the migration step by step and prove each step fits the...\n"
+    "  promote    Verify the rung .tfpolicy.yaml names and, when ready, write...\n"
+    "  recommend  Right-size GPU workloads from their measured usage...\n"
+    "  validate   Validate policy files (default: the policies of...\n"
+    "  verify     Check that the last plan step took effect in the cluster:...\n"
+)
+_HELP_COLUMNS = 80
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and len(sys.argv) > _LONG_COMMAND_LINE:
         _return_start_up_copies()
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        return _write(_version_line())
+    if args in (["--help"], ["-h"]) and _columns() >= _HELP_COLUMNS:
+        return _write(HELP)
+    from tfpolicy.commands.group import run  # here: click and the group, for any command
+
+    return run(args)
+
+
+def _version_line() -> str:
+    from tfpolicy import version_line
+
+    return version_line() + "\n"
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, by which click sizes its help, without the
+    compression modules shutil imports."""
     try:
-        result = cli.main(args=args, prog_name="tfpolicy", standalone_mode=False)
-        sys.stdout.flush()  # a reader gone away must show here, not after the exit code is set
-    except click.exceptions.Exit as exc:
-        return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        return ExitCode.INVALID
-    except (KeyboardInterrupt, click.Abort):
-        return ExitCode.INTERRUPTED
-    except PolicyInvalid as exc:
-        sys.stderr.write(FORMATS[_format(args)](exc.findings))
-        return ExitCode.INVALID
-    except TfpolicyError as exc:
-        return _fail(exc, _format(args))
-    except (BrokenPipeError, _OutputClosed):
-        return _broken_pipe()
-    except Exception as exc:  # anything else is a bug: one line, traceback on request
-        if "--traceback" in args:
-            traceback.print_exc()
-        print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return ExitCode.INTERNAL
-    return int(result or 0)
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _write(text: str) -> int:
+    """What ``--version`` or ``--help`` print, without the command line library: the group
+    prints the same for them among other options, or for a narrower terminal."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from tfpolicy.commands.group import broken_pipe
+
+        return broken_pipe()
+    return 0
+
+
+def __getattr__(name: str) -> object:
+    """The click group (``cli``) and its tables of commands, loaded when first asked for."""
+    if name in ("cli", "COMMANDS", "SUMMARIES"):
+        from tfpolicy.commands import group
+
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _LONG_COMMAND_LINE = 1000  # arguments; a shorter one leaves little behind
@@ -114,47 +116,11 @@ def _return_start_up_copies() -> None:
     """
     if sys.platform != "linux":
         return
+    import contextlib
     import ctypes  # here: most runs have a short command line and need none of it
 
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).malloc_trim(0)
-
-
-def _broken_pipe() -> int:
-    """stdout's reader went away: the output did not get through, so never exit 0.
-
-    Quietly, and with stdout pointed at /dev/null so the interpreter's own
-    flush at exit cannot raise again (a host like ArgoCD would otherwise take a
-    cut-off render for a whole one; reference/hosts.md §3.3).
-    """
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return ExitCode.BROKEN_PIPE
-
-
-def _format(args: list[str]) -> str:
-    """The ``--format`` asked for, so a CI reading annotations sees exit-2 errors too."""
-    for index, arg in enumerate(args):
-        value = arg.partition("=")[2] if arg.startswith("--format=") else (
-            args[index + 1] if arg == "--format" and index + 1 < len(args) else "")
-        if value in FORMATS:
-            return value
-    return "text"
-
-
-def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
-    if fmt != "text":
-        sys.stderr.write(FORMATS[fmt]([error_finding(exc.message, exc.file, exc.line,
-                                                      exc.column)]))
-        return int(exc.exit_code)
-    text = str(exc)
-    located = exc.file is not None or exc.line is not None
-    if located:
-        where, _, message = text.partition(": ")
-        print(f"{where}: error: {message}", file=sys.stderr)
-    else:
-        print(f"tfpolicy: error: {text}", file=sys.stderr)
-    return int(exc.exit_code)
 
 
 if __name__ == "__main__":

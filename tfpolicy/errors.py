@@ -13,6 +13,7 @@ class ExitCode(IntEnum):
     FINDINGS = 1
     INVALID = 2
     INTERNAL = 3
+    IO_ERROR = 74  # sysexits' EX_IOERR: a write failed (disk full, I/O error); nothing is whole
     INTERRUPTED = 130
     BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a reader that went away
 

@@ -4,7 +4,7 @@ strings (a registry)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfpolicy import __version__
@@ -102,29 +102,53 @@ def _sarif_result(f: Finding) -> dict[str, Any]:
     return result
 
 
-def junit(findings: list[Finding]) -> str:
-    """JUnit XML for CI test reports: a finding is a test case, failed when not info."""
-    ordered = sorted_findings(findings)
-    failed = sum(f.severity is not Severity.INFO for f in ordered)
-    cases = [_junit_case(f) for f in ordered] or [
-        '    <testcase classname="tfpolicy" name="no findings"/>\n']
+def junit(findings: list[Finding], files: Sequence[str] | None = None,
+          fail_on: Severity = Severity.ERROR) -> str:
+    """JUnit XML for CI test reports: one test case per checked file, so the count does
+    not move with the findings.
+
+    A file's case fails when ``fix`` would change it or a finding there is as severe as
+    ``fail_on`` (exactly what makes ``check`` exit 1); its other findings are the case's
+    output. ``files`` are the files checked; without it, the files findings name. Findings
+    tied to no file get a case of their own.
+    """
+    by_file: dict[str, list[Finding]] = {}
+    for f in sorted_findings(findings):
+        by_file.setdefault(f.file or "", []).append(f)
+    names = sorted(set(files or ()) | {name for name in by_file if name})
+    cases = [_junit_case(name, by_file.get(name, []), fail_on) for name in names]
+    if "" in by_file:
+        cases.append(_junit_case("", by_file[""], fail_on))
+    if not cases:
+        cases = ['    <testcase classname="tfpolicy" name="no files checked"/>\n']
+    failed = sum("<failure " in case for case in cases)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
             f'  <testsuite name="tfpolicy" tests="{len(cases)}" failures="{failed}" '
             'errors="0">\n' + "".join(cases) + "  </testsuite>\n</testsuites>\n")
 
 
-def _junit_case(f: Finding) -> str:
+def _junit_case(file: str, findings: list[Finding], fail_on: Severity) -> str:
     # Imported here: xml.sax.saxutils pulls in urllib and http.client, a sixth of the
     # start-up of every command, for the one format that needs it.
     from xml.sax.saxutils import escape, quoteattr
 
-    name = quoteattr(f"{_where(f)} {f.resource or ''} {f.rule}".replace("  ", " "))
-    head = f"    <testcase classname={quoteattr(f.file or '-')} name={name}"
-    if f.severity is Severity.INFO:
-        return f"{head}>\n      <system-out>{escape(f.message)}</system-out>\n    </testcase>\n"
-    message = f"{f.message} ({f.policy or f.rule})"
-    return (f"{head}>\n      <failure type={quoteattr(f.severity.label)} "
-            f"message={quoteattr(message)}>{escape(message)}</failure>\n    </testcase>\n")
+    head = f'    <testcase classname="tfpolicy" name={quoteattr(file or "(no file)")}'
+    failing = [f for f in findings if f.rule == "would-change" or f.severity >= fail_on]
+    rest = [f for f in findings if f not in failing]
+    if not findings:
+        return head + "/>\n"
+    body = ""
+    if failing:
+        what = f"{len(failing)} finding{'s' if len(failing) > 1 else ''}"
+        body += (f"      <failure type={quoteattr(failing[0].rule)} message={quoteattr(what)}>"
+                 f"{escape(_junit_lines(failing))}</failure>\n")
+    if rest:
+        body += f"      <system-out>{escape(_junit_lines(rest))}</system-out>\n"
+    return f"{head}>\n{body}    </testcase>\n"
+
+
+def _junit_lines(findings: list[Finding]) -> str:
+    return text(findings).rstrip("\n")
 
 
 FORMATS: dict[str, Callable[[list[Finding]], str]] = {

@@ -84,3 +84,15 @@ def test_the_readme_first_commands_run_from_the_installed_wheel(installed: Path,
             here.returncode, here.stdout, here.stderr), command
     assert "tensor-fusion.ai/enabled" in _run([str(installed), "apply", "-p", "takeover",
                                                "examples/manifests"], tmp_path).stdout
+
+
+def test_the_installed_wheel_knows_its_built_in_policies(installed: Path, tmp_path: Path) -> None:
+    """A run of built-in policies skips jsonschema from the wheel too (docs/speed.md): the
+    schema the fingerprints cover is found in the installed package."""
+    shutil.copytree(ROOT / "examples" / "manifests", tmp_path / "manifests")
+    code = ("import contextlib, io, sys\nfrom tfpolicy.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['check', '-p', 'takeover', 'manifests'])\n"
+            "print('jsonschema' in sys.modules)")
+    done = _run([str(installed.parent / "python"), "-c", code], tmp_path)
+    assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr

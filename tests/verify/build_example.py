@@ -7,6 +7,11 @@ the controller's ownerReference, the scheduler's ``gpu-ids`` and a Running statu
 shared pod holds whole idle GPUs of one node, which then show 0/0 available (reference
 §5.4). The native ``realtime-asr`` pods (opted out) run on the T4 nodes outside the pool,
 which have no GPU objects. One reranker pod is still Pending: the demo shows a ``wait``.
+
+``build_example.py TARGET takeover-1-soaked`` writes ``examples/cluster/takeover-1-soaked.yaml``
+instead: step 01 (takeover-1) synced, each pod admitted as the webhook counts it (the first
+ones under enabled-replicas TensorFusion pods, the rest native), every pod ready since 09:00
+and the operator's last sync at 09:20, so ``tfpolicy promote`` finds the rung soaked.
 """
 
 from __future__ import annotations
@@ -14,10 +19,11 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tfpolicy.admission import admit
+from tfpolicy.admission import Admission, admit
 from tfpolicy.admission.config import AdmissionContext
 from tfpolicy.commands.admission import cluster_webhook, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory
@@ -43,8 +49,40 @@ def gpu_name(gpu: GPU) -> str:
     return "gpu-" + uid(gpu.name)
 
 
-def main(target: Path = ROOT / "examples" / "cluster" / "after-takeover.yaml") -> int:
-    refs = ("takeover",)
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Which step the cluster runs, which pod still waits, and the operator's last sync."""
+
+    refs: tuple[str, ...]
+    step: int | None  # None: the ladder's last step
+    pending: str  # the workload whose last pod waits ('' none)
+    synced: str  # the GPU objects' last-sync time ('' none written)
+    header: str
+
+
+SCENARIOS = {
+    "after-takeover": Scenario(("takeover",), None, PENDING, "", (
+        "# The bundled examples after the takeover step, as kubectl prints them; built by\n"
+        "# tests/verify/build_example.py. Try:\n#   tfpolicy verify -p takeover --inventory "
+        "examples/inventory.yaml examples/manifests \\\n"
+        "#     --cluster examples/cluster/after-takeover.yaml\n")),
+    "takeover-1-soaked": Scenario(("takeover",), 1, "", "2026-11-30T09:20:00Z", (
+        "# The bundled examples at step 01 (takeover-1), synced, every pod ready since 09:00\n"
+        "# and the operator's last sync at 09:20, as kubectl prints them; built by\n"
+        "# tests/verify/build_example.py. With the manifests at takeover-1 in git (committed\n"
+        "# before 09:20), `tfpolicy promote --inventory examples/inventory.yaml --cluster\n"
+        "# examples/cluster/takeover-1-soaked.yaml --commit` advances to takeover-25.\n")),
+    "takeover-soaked": Scenario(("takeover",), None, "", "2026-11-30T09:20:00Z", (
+        "# The bundled examples after the takeover step, every pod ready since 09:00 (for\n"
+        "# tests: `tfpolicy promote` at the last rung says done); built by\n"
+        "# tests/verify/build_example.py.\n")),
+}
+
+
+def main(target: Path = ROOT / "examples" / "cluster" / "after-takeover.yaml",
+         scenario: str = "after-takeover") -> int:
+    chosen = SCENARIOS[scenario]
+    refs = chosen.refs
     docs = read_documents((str(ROOT / "examples" / "manifests"),))
     fleet = read_inventory(str(ROOT / "examples" / "inventory.yaml"))
     policy_docs, shown = policy_documents(refs)
@@ -52,42 +90,43 @@ def main(target: Path = ROOT / "examples" / "cluster" / "after-takeover.yaml") -
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
                       "default", shown)
-    planned = expect(given, None)
+    planned = expect(given, chosen.step)
     units = gpu_units(docs, policy_set(list(policy_docs), shown, webhook.resources), given)
     found = policy_set(step_documents(list(policy_docs), planned.step), shown, webhook.resources)
     templates, _ = step_templates(docs, units, found, "default")
     free = [g for g in fleet.gpus if g.pool == POOL]
     items: list[dict[str, Any]] = []
     for unit in units:
-        admitted = admit(templates[unit.key], AdmissionContext(
-            unit.namespace, unit.name, owner_kind=unit.kind, replicas=unit.replicas,
-            webhook=webhook))
-        assert admitted.pod is not None
-        items += _pods(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
-                       admitted.pod, admitted.allocation is not None, free, fleet)
+        context = AdmissionContext(unit.namespace, unit.name, owner_kind=unit.kind,
+                                   replicas=unit.replicas, webhook=webhook)
+        admitted: list[Admission] = []
+        for i in range(unit.replicas):  # the webhook's counter, pod by pod; equal pods shared
+            admission = admit(templates[unit.key], replace(context, taken_over=i))
+            admitted.append(next((a for a in admitted if a == admission), admission))
+        items += _pods(unit.key, unit.kind, unit.namespace, unit.name, admitted, free, fleet,
+                       chosen.pending)
     used = {i for item in items for i in
             str(item["metadata"]["annotations"].get("tensor-fusion.ai/gpu-ids", "")).split(",")}
-    items += [_gpu(g, gpu_name(g) in used) for g in fleet.gpus if g.pool == POOL]
-    text = ("# The bundled examples after the takeover step, as kubectl prints them; built by\n"
-            "# tests/verify/build_example.py. Try:\n#   tfpolicy verify -p takeover --inventory "
-            "examples/inventory.yaml examples/manifests \\\n"
-            "#     --cluster examples/cluster/after-takeover.yaml\n")
-    text += dump_documents([{"apiVersion": "v1", "kind": "List",
+    items += [_gpu(g, gpu_name(g) in used, chosen.synced) for g in fleet.gpus if g.pool == POOL]
+    text = chosen.header + dump_documents([{"apiVersion": "v1", "kind": "List",
                              "metadata": {"resourceVersion": ""}, "items": items}])
     target.write_text(text, encoding="utf-8")
     return 0
 
 
-def _pods(key: str, kind: str, namespace: str, name: str, replicas: int,
-          pod: Mapping[str, Any], tf: bool, free: list[GPU], fleet: Inventory
-          ) -> list[dict[str, Any]]:
+def _pods(key: str, kind: str, namespace: str, name: str, admitted: list[Admission],
+          free: list[GPU], fleet: Inventory, waiting: str) -> list[dict[str, Any]]:
     owner, labels, items = _owner(key, kind, name)
+    replicas = len(admitted)
     if kind == "Deployment":
-        items.append(_replicaset(namespace, name, replicas, pod))
+        assert admitted[0].pod is not None
+        items.append(_replicaset(namespace, name, replicas, admitted[0].pod))
     found: list[dict[str, Any]] = []
-    for i in range(replicas):
+    for i, admission in enumerate(admitted):
+        pod, tf = admission.pod, admission.allocation is not None
+        assert pod is not None
         pod_name = _pod_name(kind, owner[2], key, i)
-        pending = name == PENDING and i == replicas - 1
+        pending = name == waiting and i == replicas - 1
         gpus = [] if pending or not tf else _take(free, _count(pod))
         node = gpus[0].node if gpus else ("" if pending else _native_node(fleet, i))
         found.append(_pod(pod, pod_name, namespace, owner, labels, gpus, node, pending))
@@ -199,11 +238,13 @@ def _replicaset(namespace: str, name: str, replicas: int, pod: Mapping[str, Any]
                                                    "readyReplicas": replicas}}
 
 
-def _gpu(gpu: GPU, used: bool) -> dict[str, Any]:
+def _gpu(gpu: GPU, used: bool, synced: str) -> dict[str, Any]:
     capacity = {"tflops": str(gpu.tflops // 1000), "vram": f"{gpu.vram}Mi"}
-    return {"apiVersion": "tensor-fusion.ai/v1", "kind": "GPU", "metadata": {
-        "name": gpu_name(gpu), "labels": {"tensor-fusion.ai/gpupool": POOL,
-                                          "tensor-fusion.ai/managed-by": gpu.node}},
+    meta: dict[str, Any] = {"name": gpu_name(gpu), "labels": {
+        "tensor-fusion.ai/gpupool": POOL, "tensor-fusion.ai/managed-by": gpu.node}}
+    if synced:
+        meta["annotations"] = {"tensor-fusion.ai/last-sync": synced}
+    return {"apiVersion": "tensor-fusion.ai/v1", "kind": "GPU", "metadata": meta,
         "status": {"phase": "Running", "vendor": gpu.vendor, "gpuModel": gpu.model,
                    "uuid": gpu_name(gpu).removeprefix("gpu-").upper(),
                    "nodeSelector": {"kubernetes.io/hostname": gpu.node},
@@ -214,4 +255,5 @@ def _gpu(gpu: GPU, used: bool) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.exit(main(*(Path(a) for a in sys.argv[1:2])))
+    given = sys.argv[1:3]
+    sys.exit(main(Path(given[0]), *given[1:]) if given else main())

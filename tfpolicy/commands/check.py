@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 
 import click
 
@@ -17,7 +18,7 @@ from tfpolicy.commands.common import (
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Severity, fails
-from tfpolicy.render import MACHINE
+from tfpolicy.render import MACHINE, junit
 
 
 @click.command(epilog=(
@@ -45,12 +46,21 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     run = resolve(policies, namespace, fmt, explain)
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
-    emit_findings(findings + change_findings(changes), run.fmt, err=False)
+    reported = findings + change_findings(changes)
+    if run.fmt == "junit":  # one test case per checked file, clean ones passing
+        _write(junit(reported, files=[r.path for r in rewrites], fail_on=fail_on))
+    else:
+        emit_findings(reported, run.fmt, err=False)
     emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
         click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)
     return ExitCode.FINDINGS if changes or fails(findings, fail_on) else ExitCode.OK
+
+
+def _write(report: str) -> None:
+    sys.stdout.write(report)
+    sys.stdout.flush()
 
 
 def _diff(rewrite: Rewrite) -> str:

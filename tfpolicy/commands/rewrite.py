@@ -11,7 +11,6 @@ from functools import partial
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.admission import webhook_traps
 from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
@@ -209,6 +208,8 @@ def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> l
 
 
 def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
+    from tfpolicy.admission import webhook_traps  # here: only check reports them
+
     scope = run.scope(rewrite.path)  # a file rewritten was governed
     policies = scope.policies if isinstance(scope, Scope) else run.policies
     markers = Markers.of((*policies.markers(), TF))

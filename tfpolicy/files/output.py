@@ -43,7 +43,6 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -212,6 +211,7 @@ def _commit_all(staged: list[_Staged], conflicts: dict[int, Kept] | None = None)
     8 s on a busy disk. Each file is still checked just before its own
     rename; the caller reports them afterwards, in order, so output is the same.
     """
+    from concurrent.futures import ThreadPoolExecutor  # here: only fix renames
     folders = _folders(staged)  # where the temps are, beside their targets
     if folders:  # every temp file's bytes on disk before the first rename
         flush(folders)

@@ -20,7 +20,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from pathlib import Path
 from typing import NamedTuple, Protocol
@@ -122,6 +121,8 @@ def settle_all(items: Sequence[Parked], swapped: list[bool], threads: int) -> di
     threads like cards (one future per thread, not per file)."""
     if not any(swapped):
         return {}
+    from concurrent.futures import ThreadPoolExecutor  # here: only a swap settles
+
     found: dict[int, Kept] = {}
     with lease_breaks_ignored(), ThreadPoolExecutor(max_workers=threads) as pool:
         for start, kept in enumerate(pool.map(

@@ -1,21 +1,25 @@
 """JSON Schema validation: the only module that imports jsonschema.
 
 Schemas ship inside the package (``tfpolicy/schemas``) and are read with
-importlib.resources, so an installed tfpolicy needs no checkout.
+importlib.resources, so an installed tfpolicy needs no checkout. jsonschema
+is imported only when a document is validated: a run whose policies are all
+built-in ones, checked when the package is tested (``tfpolicy.policy.known``),
+never loads it.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+from tfpolicy.policy.known import known_valid
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,8 @@ class Violation:
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
+    from importlib import resources  # here: with jsonschema, only to validate
+
     text = resources.files("tfpolicy").joinpath("schemas", f"{name}.schema.json").read_text()
     schema: dict[str, Any] = json.loads(text)
     return schema
@@ -40,6 +46,8 @@ def load_schema(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
+    import jsonschema  # here: a tenth of a start's time, for a policy the user wrote
+
     schema = load_schema(name)
     cls = jsonschema.validators.validator_for(schema)
     validator: jsonschema.protocols.Validator = cls(schema)
@@ -48,6 +56,8 @@ def _validator(name: str) -> jsonschema.protocols.Validator:
 
 def validate(instance: Any, name: str) -> list[Violation]:
     """Every violation of schema ``name``, the deepest first per branch, sorted by path."""
+    if known_valid(instance, name):  # a built-in policy, validated when tested
+        return []
     errors = _validator(name).iter_errors(instance)
     found = {Violation(_path(e), _message(e)) for e in _leaves(errors)}
     return sorted(found, key=lambda v: ([str(p) for p in v.path], v.message))
@@ -102,6 +112,8 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 def _did_you_mean(given: list[Any], known: list[str]) -> str:
     """The known name a typo is closest to (``enabledReplica``, ``takover``), if any is close."""
+    import difflib  # here: only a violation needs it
+
     hints = [match[0] for g in given if isinstance(g, str) and len(g) <= _SHORT
              for match in [difflib.get_close_matches(g, known, n=1, cutoff=0.7)] if match]
     return f" (did you mean {', '.join(hints)}?)" if hints else ""

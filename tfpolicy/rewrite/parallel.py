@@ -24,7 +24,6 @@ import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -162,6 +161,8 @@ def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int, *,
 
 def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
             in_worker: Callable[[], None] | None) -> Iterator[R]:
+    from concurrent.futures import Future, ProcessPoolExecutor  # here: a small run has none
+
     global _work
     _work = work
     context = multiprocessing.get_context("fork")

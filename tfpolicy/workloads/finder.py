@@ -117,11 +117,26 @@ def unmigrated(obj: Mapping[str, Any], requests: list[GpuRequest],
     out = []
     for request in requests:
         inside = any(request.path[:len(h)] == h for h in known.handled)
-        configured = known.configured(request.resource) or request.resource in shorthands(obj)
+        request = _named(obj, request)
+        configured = known.configured(request.resource)
         if inside and configured and "initContainers" not in request.path:
             continue
         out.append(_why(obj, request, configured, known.kind_known))
     return out
+
+
+def _named(obj: Mapping[str, Any], request: GpuRequest) -> GpuRequest:
+    """A shorthand's request under the resource it becomes: Dynamo's ``limits.gpu`` is
+    ``limits[gpuType]``, ``nvidia.com/gpu`` without one (ai-dynamo/dynamo deploy/cloud/
+    operator/internal/controller_common/resource.go, getGPUResourceName)."""
+    if request.resource not in shorthands(obj):
+        return request
+    node: Any = obj
+    for step in request.path[:-1]:
+        node = node[step]
+    kind = node.get("gpuType") if request.path[-2] == "limits" else None
+    return GpuRequest(request.path, kind if isinstance(kind, str) and kind
+                      else "nvidia.com/gpu", request.value)
 
 
 def _why(obj: Mapping[str, Any], request: GpuRequest, configured: bool,

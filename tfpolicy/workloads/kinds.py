@@ -190,18 +190,34 @@ _SELDON = Shape((), ("metadata",), ("spec", "podSpec"),
 # model-runner container's requests and limits (service_controller.go:293-331).
 # TrainJob: spec.trainer.resourcesPerNode is merged into the runtime's "node" container
 # (kubeflow/trainer/pkg/runtime/core/trainingruntime.go:205-241@8c0f5059bd51).
-_REPORTED = (
-    TemplateKind("apps.nvidia.com", "NIMService", (), reports=(Report(_p("spec.resources"), (
-        "NIMService: the NIM Operator builds the pod from the NIMService's fields and gives "
+# Without nvidia.com/gpu in spec.resources (nor spec.draResources), the operator assigns the
+# pod GPUs itself, from the cached profile's tensor parallelism or 1, multiNode per worker
+# (internal/controller/platform/standalone/nimservice.go@f63f74d7ad22, addGPUResources, called
+# for an optimized NIMCache's profile): the pod asks for GPUs though no resource names one.
+_NIM = ("NIMService: the NIM Operator builds the pod from the NIMService's fields and gives "
         "it GPUs of its own when spec.resources names none, which tfpolicy does not model; "
-        "change its GPU resources by hand")),)),
-    # NIMPipeline: each service's spec is a NIMServiceSpec the operator makes a NIMService of
-    # (internal/controller/nimpipeline_controller.go:178-186@f63f74d7ad22): handled as one.
-    TemplateKind("apps.nvidia.com", "NIMPipeline", (), reports=(Report(
-        _p("spec.services[*].spec.resources"), (
+        "change its GPU resources by hand")
+_NIM_AUTO = ("{kind}: {where} names no nvidia.com/gpu, so when its NIMCache holds an optimized "
+             "profile the NIM Operator gives the pod nvidia.com/gpu itself (the profile's "
+             "tensor parallelism, 1 without one; multiNode: per worker), GPUs the device "
+             "plugin allocates and nothing migrates; write the count in {where}.limits")
+_NIM_GIVES = (_p("resources"), _p("draResources"))
+_REPORTED = (
+    TemplateKind("apps.nvidia.com", "NIMService", (), reports=(
+        Report(_p("spec.resources"), _NIM),
+        Report(_p("spec"), _NIM_AUTO.format(kind="NIMService", where="spec.resources"),
+               _NIM_GIVES))),
+    # NIMPipeline: each service with enabled: true (nimpipeline_controller.go:133) has its
+    # spec made into a NIMService (:178-186@f63f74d7ad22): reported as one, since a
+    # NIMService is.
+    TemplateKind("apps.nvidia.com", "NIMPipeline", (), reports=(
+        Report(_p("spec.services[*].spec.resources"), (
             "NIMPipeline: each service becomes a NIMService, whose pod the NIM Operator builds "
             "from its fields, with GPUs of its own when spec.resources names none, which "
-            "tfpolicy does not model; change its GPU resources by hand")),)),
+            "tfpolicy does not model; change its GPU resources by hand")),
+        Report(_p("spec.services[*]"), _NIM_AUTO.format(
+            kind="NIMPipeline service", where="its spec.resources"),
+            tuple(("spec", *p) for p in _NIM_GIVES), ("enabled",)))),
     TemplateKind("llmaz.io", "OpenModel", (), reports=(Report(
         _p("spec.inferenceConfig.flavors"), (
             "llmaz OpenModel: the controller copies a flavor's limits into the pod it builds, "

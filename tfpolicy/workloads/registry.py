@@ -6,17 +6,18 @@ read through a :class:`tfpolicy.workloads.views.View`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, format_path
+from tfpolicy.workloads.dynamo import component_view, service_view
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
 from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
-from tfpolicy.workloads.shapes import Pattern, Report, Sidecar, TemplateKind
+from tfpolicy.workloads.shapes import Pattern, Report, ServiceShape, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
 from tfpolicy.workloads.views import View, expand, shape_view, with_added
 
@@ -94,8 +95,10 @@ class Registry:
             found += [View(p, _get(obj, p), refused=report.reason)
                       for p in expand(obj, report.path) if isinstance(_get(obj, p), Mapping)]
         for shape in entry.shapes:
-            found += [shape_view(obj, a, shape) for a in expand(obj, shape.anchor)
-                      if isinstance(_get(obj, a), Mapping)]
+            build = _service(shape) if isinstance(shape, ServiceShape) else _shaped(shape)
+            built = (build(obj, a) for a in expand(obj, shape.anchor)
+                     if isinstance(_get(obj, a), Mapping))
+            found += [v for v in built if isinstance(v.template, Mapping)]
         for pattern in entry.nested:
             for at in expand(obj, pattern):
                 inner = _get(obj, at)
@@ -116,14 +119,43 @@ class Registry:
         gpus = gpus.with_extra(extra) if extra else gpus
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
-                if _mentions_gpu(_get(obj, path), gpus):
+                node = _get(obj, path)
+                if not report.missing:
+                    if _mentions_gpu(node, gpus):
+                        yield path, report.reason
+                elif _made(node, report.when) and not any(
+                        _gives(node, p, gpus) for p in report.missing):
                     yield path, report.reason
+
+
+def _shaped(shape: Any) -> Callable[[Mapping[str, Any], Path], View]:
+    return lambda obj, anchor: shape_view(obj, anchor, shape)
+
+
+def _service(shape: ServiceShape) -> Callable[[Mapping[str, Any], Path], View]:
+    """A Dynamo service's pod, or a v1beta1 component's whole template (when it has one)."""
+    if not shape.template:
+        return service_view
+    return lambda obj, anchor: component_view(obj, anchor, shape.template)
 
 
 def _get(node: Any, path: Path) -> Any:
     for item in path:
         node = node[item]
     return node
+
+
+def _made(node: Any, when: Pattern | None) -> bool:
+    """The controller makes the pod: no condition, or its boolean field is ``true``."""
+    return when is None or any(_get(node, p) is True for p in expand(node, when))
+
+
+def _gives(node: Any, field: Pattern, gpus: GpuResources) -> bool:
+    """A field below ``node`` that gives the pod GPUs: resources naming one, or a non-empty
+    value of another kind (a DRA claim list)."""
+    values = [_get(node, p) for p in expand(node, field)]
+    return any(_mentions_gpu(v, gpus, False) if isinstance(v, Mapping)
+               else v not in (None, [], "", False, 0) for v in values)
 
 
 def _mentions_gpu(node: Any, gpus: GpuResources, top: bool = True) -> bool:

@@ -14,6 +14,7 @@ from tfpolicy.workloads.shapes import (
     ANY,
     Pattern,
     Report,
+    ServiceShape,
     Shape,
     Slot,
     TemplateKind,
@@ -57,7 +58,11 @@ _RBG = TemplateKind("workloads.x-k8s.io", "RoleBasedGroup", tuple(_p(t) for t in
 # spec, each worker pod workerTemplate's (pkg/model-serving-controller/utils/utils.go:96-121,
 # addPodLabelAndAnnotation). A ModelBooster is converted into a ModelServing whose containers
 # get each worker's resources (pkg/model-booster-controller/convert/model_serving.go:205-207,
-# :341), and no field of it reaches the pods' labels or annotations.
+# :341), whose templates' metadata is the controller's own labels alone (:170-192, :293-312,
+# utils/template.go:188-196, GetModelControllerLabels), and whose engine command depends on
+# the workers' nvidia.com/gpu (model_serving.go:365-380, --num-gpus and hasGPU :388-401): no
+# field of the ModelBooster reaches the pods' labels or annotations, and removing its GPU
+# would change the command, so it is reported.
 _KTHENA_GROUP = "workload.serving.volcano.sh"
 _KTHENA = (
     TemplateKind(_KTHENA_GROUP, "ModelServing", (
@@ -65,8 +70,9 @@ _KTHENA = (
     TemplateKind(_KTHENA_GROUP, "ModelBooster", (), reports=(Report(
         _p("spec.backend.workers"), (
             "kthena ModelBooster: the controller builds a ModelServing from its workers' "
-            "resources, and no field of the ModelBooster reaches the pods' labels or "
-            "annotations; migrate a ModelServing instead")),)),
+            "resources whose pods carry only the controller's own labels, so no field of the "
+            "ModelBooster reaches them, and it builds the engine's command from the workers' "
+            "nvidia.com/gpu; write a ModelServing instead, whose templates tfpolicy migrates")),)),
 )
 
 # Grove (NVIDIA/grove@a9716b8e614a): a PodCliqueSet makes a PodClique per clique of its
@@ -78,28 +84,18 @@ _GROVE = TemplateKind("grove.io", "PodCliqueSet", (), (Shape(
     _p("spec.template.cliques[*]"), (), ("spec", "podSpec"),
     (Slot(("spec", "podSpec", "containers", ANY)),)),))
 
-# Dynamo (ai-dynamo/dynamo@52c2429d3511): each service of a DynamoGraphDeployment becomes a
-# DynamoComponentDeployment (deploy/cloud/operator/internal/dynamo/graph.go,
-# GenerateDynamoComponentsDeployments), whose resources.limits.gpu the operator turns into the
-# pod's GPU resource while it builds the pod per backend framework, through a Deployment, a
-# LeaderWorkerSet or a Grove PodCliqueSet. That build was not modelled here, so its GPU
-# requests are reported, never rewritten.
-_DYNAMO = ("Dynamo {kind}: the operator builds the pods from this service, turning "
-           "resources.limits.gpu into their GPU resource and adding containers by backend "
-           "framework; tfpolicy does not model that build, so set TensorFusion's labels and "
-           "annotations in the service's extraPodMetadata by hand")
-_DYNAMO_V1BETA1 = ("Dynamo {kind} v1beta1 spec.components: how the operator builds pods from a "
-                   "component was not read, so tfpolicy reports its GPU requests rather than "
-                   "guess where TensorFusion's labels and annotations would reach the pods")
+# Dynamo (ai-dynamo/dynamo): each service's pod is read as :mod:`.dynamo` cites; its
+# extraPodMetadata reaches the pods, its resources.limits.gpu is the main container's GPU.
+# v1beta1's spec.components[*].podTemplate (DynamoComponentDeployment: spec.podTemplate) is
+# converted into those fields by the operator (deploy/operator/api/v1alpha1/
+# shared_spec_conversion.go, decomposePodTemplateSpec): a whole pod template, its "main"
+# container the main one.
 _DYNAMO_KINDS = (
-    TemplateKind("nvidia.com", "DynamoGraphDeployment", (), reports=(
-        Report(_p("spec.services.*.resources"), _DYNAMO.format(kind="DynamoGraphDeployment")),
-        Report(_p("spec.services.*.extraPodSpec"),
-               _DYNAMO.format(kind="DynamoGraphDeployment")),
-        Report(_p("spec.components"), _DYNAMO_V1BETA1.format(kind="DynamoGraphDeployment")))),
-    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), reports=(
-        Report(_p("spec.resources"), _DYNAMO.format(kind="DynamoComponentDeployment")),
-        Report(_p("spec.extraPodSpec"), _DYNAMO.format(kind="DynamoComponentDeployment")))),
+    TemplateKind("nvidia.com", "DynamoGraphDeployment", (), (
+        ServiceShape(_p("spec.services.*")), ServiceShape(_p("spec.components[*]"),
+                                                          "podTemplate"))),
+    TemplateKind("nvidia.com", "DynamoComponentDeployment", (), (
+        ServiceShape(_p("spec")), ServiceShape(_p("spec"), "podTemplate"))),
 )
 
 # llmaz Service (InftyAI/llmaz@3c13ff343e28): its workloadTemplate is a LeaderWorkerSet's
@@ -110,16 +106,21 @@ _DYNAMO_KINDS = (
 _LLMAZ = TemplateKind("inference.llmaz.io", "Service", (
     _p("spec.workloadTemplate.leaderTemplate"), _p("spec.workloadTemplate.workerTemplate")))
 
-# OME (sgl-project/ome@17b77edad23b): a ServingRuntime or ClusterServingRuntime is merged with
-# each InferenceService that selects it, its engineConfig and decoderConfig (labels,
-# annotations, runner, leader and worker included) under the InferenceService's own
-# (pkg/controller/v1beta1/inferenceservice/utils/merging.go:105-145), and the runner's GPU
-# resources may be set from an AcceleratorClass (merging.go:224-290). That merge is not
-# modelled here: the runtime's GPU requests are reported.
-_OME = ("OME {kind}: the runtime is merged with each InferenceService that selects it, and "
-        "GPU resources may come from an AcceleratorClass; tfpolicy does not model that merge, "
-        "so set TensorFusion's labels and annotations in the InferenceService's engine or "
-        "decoder by hand")
+# OME (sgl-project/ome@17b77edad23b): a ServingRuntime or ClusterServingRuntime is the base
+# each InferenceService that selects it is merged over, engineConfig and decoderConfig
+# (labels, annotations, runner, leader and worker) under the InferenceService's engine and
+# decoder (pkg/controller/v1beta1/inferenceservice/utils/reconciliation.go:69-99,
+# MergeRuntimeSpecs; merging.go:105-145); the merged labels and annotations reach the pods
+# (components/engine.go:213-245, processAnnotations and processLabels). But the engine's
+# PARALLELISM_SIZE is computed from the runner's GPU count (engine.go:350-373,
+# setParallelismEnvVarForEngine) and an AcceleratorClass's resources override the runtime's
+# (merging.go:224-290, MergeResource): removing the runtime's GPU would change the engine's
+# parallelism or be overridden, and one runtime serves many InferenceServices. Reported.
+_OME = ("OME {kind}: the runtime is the base of every InferenceService that selects it; the "
+        "engine's PARALLELISM_SIZE is computed from this GPU count and an AcceleratorClass "
+        "overrides it, so removing it is not safe and one set of TensorFusion annotations "
+        "would reach every such InferenceService; set TensorFusion's labels and annotations "
+        "in the InferenceService's engine or decoder by hand")
 _OME_KINDS = tuple(TemplateKind("ome.io", kind, (), reports=tuple(
     Report(_p(path), _OME.format(kind=kind))
     for path in ("spec.engineConfig", "spec.decoderConfig", "spec.containers", "spec.workers")))
@@ -142,6 +143,12 @@ def serving_factors(obj: Mapping[str, Any], kind: str, template: Path) -> list[F
         return _model_serving(template)
     if kind == "PodCliqueSet":
         return _grove(obj, template)
+    if kind in ("DynamoGraphDeployment", "DynamoComponentDeployment"):
+        # a service's replicas (the Deployment's or the clique's, default 1) × its
+        # multinode.nodeCount pods each (graph.go, expandRolesForService); v1beta1 the same
+        # fields beside the component's podTemplate
+        service = template[:-1] if template[-1:] == ("podTemplate",) else template
+        return [((*service, "replicas"), 1, 0), ((*service, "multinode", "nodeCount"), 1, 0)]
     return None
 
 

@@ -70,11 +70,27 @@ class Shape:
 
 
 @dataclass(frozen=True, slots=True)
+class ServiceShape:
+    """A Dynamo service at ``anchor``: its pod's metadata, containers and GPU count are its
+    own fields, read by :mod:`tfpolicy.workloads.dynamo`; with ``template`` (v1beta1's
+    ``podTemplate``), the pod is that whole template below it."""
+
+    anchor: Pattern
+    template: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
-    """GPU resources at ``path`` that no field of the kind can migrate, and why."""
+    """GPU resources at ``path`` that no field of the kind can migrate, and why. With
+    ``missing``, the pod asks for GPUs no resource names: reported at ``path`` (which
+    exists) when none of the fields ``missing`` names below it gives a GPU (a mapping
+    naming one, or any other non-empty value: a NIMService's ``draResources``), and,
+    with ``when``, that boolean field below it is ``true`` (the controller makes that pod)."""
 
     path: Pattern
     reason: str
+    missing: tuple[Pattern, ...] = ()
+    when: Pattern | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +109,7 @@ class TemplateKind:
     group: str  # "" = the core group
     kind: str
     paths: tuple[Pattern, ...]
-    shapes: tuple[Shape, ...] = ()
+    shapes: tuple[Shape | ServiceShape, ...] = ()
     reports: tuple[Report, ...] = ()
     nested: tuple[Pattern, ...] = ()  # embedded objects whose own kind says where pods are
     refused: tuple[Report, ...] = ()  # whole pod templates seen, and counted, but not migrated

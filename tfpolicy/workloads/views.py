@@ -32,6 +32,41 @@ _META_KEYS = ("labels", "annotations")
 
 
 @dataclass(frozen=True, slots=True)
+class Move:
+    """A container the view shows in place of a component that holds its ``resources`` (a
+    Dynamo service): ``view`` is the container in the view, ``real`` the component, and the
+    key ``shown`` of the mapping at ``section`` below it is ``named`` there."""
+
+    view: Path
+    real: Path
+    section: Path
+    shown: str
+    named: str
+
+    def place(self, path: Path) -> Path | None:
+        """Where ``path`` of the view is, when it is below ``view``; ``None`` otherwise (the
+        container itself has no place: it is the component)."""
+        if path[:len(self.view)] != self.view or len(path) == len(self.view):
+            return None
+        rest, depth = path[len(self.view):], len(self.section)
+        if rest[:depth] == self.section and len(rest) > depth and rest[depth] == self.shown:
+            rest = (*self.section, self.named, *rest[depth + 1:])
+        return self.real + rest
+
+    def value(self, path: Path, value: Any) -> Any:
+        """``value`` set at ``path`` of the view, its keys named as they are in the object."""
+        rest = path[len(self.view):]
+        depth = len(rest)
+        if depth > len(self.section) or rest != self.section[:depth] \
+                or not isinstance(value, Mapping):
+            return value
+        if depth == len(self.section):
+            return {(self.named if k == self.shown else k): v for k, v in value.items()}
+        key = self.section[depth]
+        return {k: self.value((*path, k), v) if k == key else v for k, v in value.items()}
+
+
+@dataclass(frozen=True, slots=True)
 class View:
     """One pod's template; ``meta is None``: the real template at ``path`` itself."""
 
@@ -44,11 +79,15 @@ class View:
     # ``meta`` holds nothing but labels and annotations, so one edit may set or remove it
     # whole (Argo's template metadata); an object's own metadata has its name too
     meta_alone: bool = True
+    moved: Move | None = None  # a container's resources kept apart (a Dynamo service's)
 
     def real(self, path: Path) -> Path | None:
         """Where a path of the view is in the object; ``None``: nowhere one edit can go."""
         if self.meta is None:
             return self.path + path
+        placed = self.moved.place(path) if self.moved is not None else None
+        if placed is not None:
+            return placed
         if path[:1] == ("metadata",) and len(path) > 1:
             return self.meta + path[1:]
         if path == ("metadata",) and len(self.meta) > len(self.path) and self.meta_alone:
@@ -66,8 +105,9 @@ class View:
         """The same view, for an object embedded at ``prefix`` (a Katib trialSpec)."""
         def move(path: Path | None) -> Path | None:
             return None if path is None else prefix + path
+        moved = self.moved and replace(self.moved, real=prefix + self.moved.real)
         return replace(self, path=prefix + self.path, meta=move(self.meta), spec=move(self.spec),
-                       containers=tuple(prefix + c for c in self.containers))
+                       containers=tuple(prefix + c for c in self.containers), moved=moved)
 
 
 def real_edits(view: View, edits: list[Edit]) -> list[Edit] | None:
@@ -77,6 +117,9 @@ def real_edits(view: View, edits: list[Edit]) -> list[Edit] | None:
         path = view.real(edit.path)
         if path is None:
             return None
+        moved = view.moved
+        if moved is not None and moved.place(edit.path) is not None and edit.op is Op.SET:
+            edit = replace(edit, value=moved.value(edit.path, edit.value))
         out.append(replace(edit, path=path))
     return out
 

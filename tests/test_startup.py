@@ -1,0 +1,191 @@
+"""What a start loads: ``--version`` and ``--help`` no command line library, a command only
+its own module, a run of built-in policies no jsonschema; each saving gives the same bytes
+as the work it skips (docs/speed.md)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import click
+import pytest
+
+from tests.conftest import ROOT
+from tfpolicy import yamlio
+from tfpolicy.cli import COMMANDS, HELP, SUMMARIES, cli
+from tfpolicy.files.sources import builtin_policies
+from tfpolicy.policy import known, schema
+
+TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
+LLM = ROOT / "examples" / "manifests" / "llm-server.yaml"
+
+
+def _in_child(code: str, env: dict[str, str] | None = None) -> list[str]:
+    """Run ``code`` in a fresh interpreter; the lines it prints."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env=env, check=True)
+    return done.stdout.splitlines()
+
+
+def _loaded_after(args: list[str], env: dict[str, str] | None = None) -> set[str]:
+    """The modules a fresh ``tfpolicy ARGS`` (``main`` in process) has imported when done."""
+    code = ("import contextlib, io, sys\nfrom tfpolicy.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()), "
+            "contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    main({args!r})\nprint('\\n'.join(sorted(sys.modules)))")
+    return set(_in_child(code, env))
+
+
+def _console(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([TFPOLICY, *args], capture_output=True, cwd=ROOT,
+                          env={**os.environ, **env}, check=False)
+
+
+def _click_renders(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    """``tfpolicy ARGS`` through the click group alone, never the entry point's shortcuts."""
+    code = "import sys; from tfpolicy.commands.group import run; sys.exit(run(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, cwd=ROOT,
+                          env={**os.environ, **env}, check=False)
+
+
+# --- --version and --help ------------------------------------------------------------------
+
+def test_version_is_the_groups_line_without_click() -> None:
+    fast, among_options = _console("--version"), _console("--traceback", "--version")
+    assert fast.returncode == among_options.returncode == 0
+    assert fast.stdout == among_options.stdout and fast.stdout.startswith(b"tfpolicy, version ")
+    assert "click" not in _loaded_after(["--version"])
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_is_clicks_own_bytes_without_click(flag: str) -> None:
+    fast, rendered = _console(flag), _click_renders(flag)
+    assert (fast.returncode, rendered.returncode) == (0, 0)
+    assert fast.stdout == rendered.stdout == HELP.encode()
+    assert "click" not in _loaded_after([flag])
+
+
+@pytest.mark.parametrize("columns", ["50", "64", "79"])
+def test_a_narrower_terminal_gets_clicks_wrapping(columns: str) -> None:
+    narrow, rendered = _console("--help", COLUMNS=columns), _click_renders("--help",
+                                                                          COLUMNS=columns)
+    assert narrow.returncode == 0 and narrow.stdout == rendered.stdout != HELP.encode()
+
+
+def test_help_imports_no_command() -> None:
+    loaded = _loaded_after(["--help"], {**os.environ, "COLUMNS": "60"})
+    assert "click" in loaded
+    assert not {m for m in loaded if m.startswith("tfpolicy.commands.")} - {
+        "tfpolicy.commands.group"}
+
+
+def test_a_command_imports_no_other_command() -> None:
+    loaded = _loaded_after(["gpus"])
+    commands = {m.rpartition(".")[2] for m in loaded if m.startswith("tfpolicy.commands.")}
+    others = {module for module, _ in COMMANDS.values()} - {"gpus"}
+    assert "gpus" in commands and not commands & others
+
+
+@pytest.mark.parametrize("width", [50, 60, 78, 100, 140])
+def test_the_listing_of_summaries_is_the_one_the_commands_give(width: str) -> None:
+    ctx = click.Context(cli, info_name="tfpolicy")
+
+    def listing(method: object) -> str:
+        formatter = click.HelpFormatter(width=width)
+        method(ctx, formatter)  # type: ignore[operator]
+        return formatter.getvalue()
+
+    eager = listing(lambda c, f: click.Group.format_commands(cli, c, f))  # imports each
+    assert listing(cli.format_commands) == eager
+    assert set(SUMMARIES) == set(COMMANDS)
+
+
+# --- built-in policies: validated when tested, not at each start ---------------------------
+
+def _builtin_documents() -> list[tuple[str, object]]:
+    found = []
+    for name in builtin_policies():
+        text = resources.files("tfpolicy").joinpath("policies", f"{name}.yaml").read_text()
+        for raw in yamlio.split_documents(text):
+            parsed = yamlio.parse_document(raw.text, file=name, line=raw.line)
+            if parsed.node is not None:
+                found.append((name, parsed.data))
+    return found
+
+
+def test_every_builtin_policy_satisfies_the_schema_and_its_fingerprint_is_recorded() -> None:
+    documents = _builtin_documents()
+    for name, data in documents:  # by jsonschema itself, never the record
+        assert list(schema._validator("policy").iter_errors(data)) == [], name
+    prints = {known.fingerprint(data, "policy"): name for name, data in documents}
+    recorded = "".join(f'    "{p}",  # {n}\n' for p, n in sorted(prints.items(),
+                                                           key=lambda item: item[1]))
+    assert set(prints) == known.VALIDATED, (
+        "a built-in policy or the policy schema changed: once it validates, record in "
+        f"tfpolicy/policy/known.py\nVALIDATED: frozenset[str] = frozenset({{\n{recorded}}})")
+
+
+def test_a_run_of_builtin_policies_never_loads_jsonschema_and_a_users_policy_does(
+        tmp_path: Path) -> None:
+    assert "jsonschema" not in _loaded_after(["check", "-p", "takeover", str(LLM)])
+    same = str(ROOT / "policies" / "takeover.yaml")  # the same document, as a file
+    assert "jsonschema" not in _loaded_after(["check", "-p", same, str(LLM)])
+    user = tmp_path / "mine.yaml"
+    user.write_text((ROOT / "policies" / "takeover.yaml").read_text().replace(
+        "name: takeover", "name: mine"))
+    assert "jsonschema" in _loaded_after(["check", "-p", str(user), str(LLM)])
+
+
+def _takeover() -> dict[str, object]:
+    data = dict(_builtin_documents())["takeover"]
+    assert isinstance(data, dict)
+    return data
+
+
+def _changed(path: tuple[str, ...], value: object) -> dict[str, object]:
+    data = copy.deepcopy(_takeover())
+    place = data
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize("data", [
+    _changed(("spec", "stage"), "takover"),
+    _changed(("metadata", "name"), "other"),
+    _changed(("spec", "extra"), True),
+    json.loads(json.dumps(_takeover()).replace('"takeover"', '"rightsize"')),
+], ids=["bad-stage", "renamed", "extra-field", "restaged"])
+def test_a_document_unlike_any_builtin_is_validated(data: dict[str, object]) -> None:
+    assert not known.known_valid(data, "policy")
+
+
+def test_only_exact_json_data_has_a_fingerprint() -> None:
+    data = _takeover()
+    assert known.known_valid(data, "policy")
+    assert known.fingerprint({**data, 1: "x"}, "policy") is None  # not a JSON key
+    assert known.fingerprint({**data, "x": (1,)}, "policy") is None  # a tuple is no list
+    assert known.fingerprint({**data, "x": float("nan")}, "policy") is None
+    assert known.fingerprint({**data, "x": "\udc80"}, "policy") is None
+    assert not known.known_valid(data, "config")  # another schema
+    assert known.fingerprint(True, "policy") != known.fingerprint(1, "policy")
+
+
+@pytest.mark.parametrize("columns", [None, "", "abc", "0", "-5", "79", "80", "200"])
+def test_the_width_is_the_one_click_reads(monkeypatch: pytest.MonkeyPatch,
+                                          columns: str | None) -> None:
+    import shutil
+
+    from tfpolicy import cli as entry
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert entry._columns() == shutil.get_terminal_size().columns

@@ -1,0 +1,202 @@
+"""The click group: each command imported only when it runs, and the one place that turns
+exceptions into exit codes (DESIGN §3).
+
+``tfpolicy --help`` lists every command with its summary from ``SUMMARIES``,
+so listing them imports none of them (tests/test_startup.py holds the listing to the one
+the commands themselves give).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import importlib
+import os
+import sys
+
+import click
+
+from tfpolicy import version_line
+from tfpolicy.errors import ExitCode, TfpolicyError
+
+# Each command by its module and name, imported only when it runs.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "apply": ("apply", "apply"), "check": ("check", "check"), "fix": ("fix", "fix"),
+    "validate": ("validate", "validate"), "krm": ("krm", "krm"),
+    "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
+    "admission": ("admission", "admission"), "plan": ("plan", "plan"),
+    "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
+    "gpus": ("gpus", "gpus"), "init": ("init", "init"),
+    "promote": ("promote", "promote"),
+}
+
+# The first paragraph of each command's help: ``tfpolicy --help`` lists the commands
+# without importing them (tests/test_startup.py holds each to the command's own).
+SUMMARIES: dict[str, str] = {
+    "admission": "Simulate the TensorFusion webhook on every pod template; exit 1 if any pod "
+                 "is rejected.",
+    "apply": "Rewrite manifests from files, folders or stdin (-) to stdout.",
+    "argocd": "Run as an ArgoCD config-management plugin (plugins/argocd/plugin.yaml).",
+    "check": "Exit 1 when any file would change or any error is found (with --fail-on "
+             "warning, any warning too: a GPU request not migrated among them).",
+    "fix": "Rewrite manifest files in place; exit 1 when any file changed.",
+    "gpus": "List the GPU models an inventory may name (those whose names contain CONTAINS).",
+    "init": "Write a starter .tfpolicy.yaml and .pre-commit-config.yaml into PATH.",
+    "krm": "KRM function: ResourceList on stdin, ResourceList with results on stdout.",
+    "kustomize": "Run as a kustomize legacy exec plugin (kubectl kustomize "
+                 "--enable-alpha-plugins).",
+    "promote": "Verify the rung .tfpolicy.yaml names and, when ready, write the next one.",
+    "plan": "Plan the migration step by step and prove each step fits the inventory.",
+    "recommend": "Right-size GPU workloads from their measured usage (TensorFusion's "
+                 "recommender).",
+    "validate": "Validate policy files (default: the policies of .tfpolicy.yaml).",
+    "verify": "Check that the last plan step took effect in the cluster: ready, wait or stop.",
+}
+
+
+class _OutputClosed(Exception):
+    """stdout's reader went away while a command wrote to it."""
+
+
+class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"tfpolicy.commands.{module}"), name)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's own listing, each command read from its summary rather than imported."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, self._listed(ctx, name).get_short_help_str(limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def _listed(self, ctx: click.Context, name: str) -> click.Command:
+        if name in SUMMARIES:
+            return click.Command(name, help=SUMMARIES[name])
+        command = self.get_command(ctx, name)  # a command without a summary is imported
+        assert command is not None
+        return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        # click would turn EPIPE into a plain exit 1, which reads as "findings" (DESIGN §3).
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _OutputClosed from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=lambda ctx, _param, value: _show_version(ctx, value),
+              help="Show the version and the commit it was built from, and exit.")
+@click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
+def cli(traceback: bool) -> None:
+    """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
+
+
+def _show_version(ctx: click.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_line())
+        ctx.exit()
+
+
+def run(args: list[str]) -> int:
+    """Run the command line ``args``; its exit code."""
+    try:
+        result = cli.main(args=args, prog_name="tfpolicy", standalone_mode=False)
+        sys.stdout.flush()  # a reader gone away must show here, not after the exit code is set
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return ExitCode.INVALID
+    except (KeyboardInterrupt, click.Abort):
+        return ExitCode.INTERRUPTED
+    except TfpolicyError as exc:
+        return _fail(exc, _format(args))
+    except (BrokenPipeError, _OutputClosed):
+        return broken_pipe()
+    except OSError as exc:
+        return write_failed(exc) if exc.errno in _WRITE_FAILED else _internal(exc, args)
+    except Exception as exc:  # anything else is a bug: one line, traceback on request
+        return _internal(exc, args)
+    return int(result or 0)
+
+
+def _internal(exc: Exception, args: list[str]) -> int:
+    if "--traceback" in args:
+        import traceback  # here: only a bug shows one
+
+        traceback.print_exc()
+    print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return ExitCode.INTERNAL
+
+
+# A write the system refused: the disk or quota is full, a file too large, the device failed.
+_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def write_failed(exc: OSError) -> int:
+    """The output could not be written whole: say so plainly, never as a bug, never 0.
+
+    stdout is pointed at /dev/null first, so the interpreter's flush at exit cannot
+    raise again; a file ``fix`` replaces is swapped in only once written whole.
+    """
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    print(f"tfpolicy: a write failed, the output is not whole: {exc.strerror}", file=sys.stderr)
+    return ExitCode.IO_ERROR
+
+
+def broken_pipe() -> int:
+    """stdout's reader went away: the output did not get through, so never exit 0.
+
+    Quietly, and with stdout pointed at /dev/null so the interpreter's own
+    flush at exit cannot raise again (a host like ArgoCD would otherwise take a
+    cut-off render for a whole one; reference/hosts.md §3.3).
+    """
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return ExitCode.BROKEN_PIPE
+
+
+def _format(args: list[str]) -> str:
+    """The ``--format`` asked for, so a CI reading annotations sees exit-2 errors too."""
+    from tfpolicy.render import FORMATS  # here: only an error reads it
+
+    for index, arg in enumerate(args):
+        value = arg.partition("=")[2] if arg.startswith("--format=") else (
+            args[index + 1] if arg == "--format" and index + 1 < len(args) else "")
+        if value in FORMATS:
+            return value
+    return "text"
+
+
+def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
+    from tfpolicy.findings import error_finding  # here: only an error needs them
+    from tfpolicy.policy.model import PolicyInvalid
+    from tfpolicy.render import FORMATS
+
+    if isinstance(exc, PolicyInvalid):  # every violation, in the format asked for
+        sys.stderr.write(FORMATS[fmt](exc.findings))
+        return ExitCode.INVALID
+    if fmt != "text":
+        sys.stderr.write(FORMATS[fmt]([error_finding(exc.message, exc.file, exc.line,
+                                                      exc.column)]))
+        return int(exc.exit_code)
+    text = str(exc)
+    located = exc.file is not None or exc.line is not None
+    if located:
+        where, _, message = text.partition(": ")
+        print(f"{where}: error: {message}", file=sys.stderr)
+    else:
+        print(f"tfpolicy: error: {text}", file=sys.stderr)
+    return int(exc.exit_code)

@@ -1,0 +1,96 @@
+"""What promote does with verify's answer: advance, done, wait or stop (docs/promote.md).
+
+In this order:
+
+1. a snapshot older than the commit that set the rung cannot show it: wait;
+2. verify says ready: wait while a TensorFusion pod has been ready for less
+   than ``--min-soak``; else advance (done at the last rung);
+3. verify says wait: wait;
+4. verify says stop, but the previous rung is ready in the same snapshot:
+   the cluster has not received the rung yet (the sync has not happened):
+   wait, never a rollback of what the cluster does not run;
+5. otherwise stop: the rollback rung.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+
+from tfpolicy.promote.rungs import Position
+from tfpolicy.promote.soak import shown
+from tfpolicy.verify import Report, Verdict
+
+
+class Outcome(Enum):
+    ADVANCE = "advance"
+    DONE = "done"
+    WAIT = "wait"
+    STOP = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    outcome: Outcome
+    reasons: tuple[str, ...]  # why, one line each, for the output and the commit message
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the decision is made on."""
+
+    at: Position
+    report: Report  # verify, for the rung the configuration names
+    previous: Report | None  # verify, for the rung before it (None: not run)
+    taken: datetime  # the snapshot's time
+    since: datetime | None  # when the rung was committed (None: unknown)
+    young: tuple[str, ...] = ()  # TensorFusion pods ready for less than the minimum
+    soak: int = 0  # the minimum, in seconds
+    youngest: int | None = None  # the shortest a TensorFusion pod has been ready (None: no pod)
+
+
+def decide(evidence: Evidence) -> Decision:
+    at, report = evidence.at, evidence.report
+    if evidence.since is not None and evidence.taken < evidence.since:
+        return Decision(Outcome.WAIT, (
+            f"the snapshot ({_iso(evidence.taken)}) is older than the commit that set "
+            f"{at.name} ({_iso(evidence.since)}): it cannot show the rung; take it again "
+            "after the sync",))
+    if report.verdict is Verdict.READY:
+        return _ready(evidence)
+    if report.verdict is Verdict.WAIT:
+        return Decision(Outcome.WAIT, (f"verify step {report.step}: wait, the rollout is in "
+                                       "progress", *_previous_ready(evidence)))
+    if evidence.previous is not None and evidence.previous.verdict is Verdict.READY:
+        return Decision(Outcome.WAIT, (f"verify step {report.step}: not taken yet",
+                                       *_previous_ready(evidence)))
+    return Decision(Outcome.STOP, (f"verify step {report.step}: stop; roll back to "
+                                   f"{at.rollback_name}",))
+
+
+def _ready(evidence: Evidence) -> Decision:
+    at, step = evidence.at, evidence.report.step
+    if evidence.young:
+        return Decision(Outcome.WAIT, (
+            f"verify step {step}: ready, but not every TensorFusion pod has been ready for "
+            f"{shown(evidence.soak)} (--min-soak)", *evidence.young))
+    soaked = f"every TensorFusion pod ready for at least {shown(evidence.soak)}"
+    if evidence.youngest is not None:
+        soaked += f" (the most recent for {shown(evidence.youngest)})"
+    if at.last:
+        return Decision(Outcome.DONE, (f"verify step {step}: ready, {soaked}",
+                                       "the migration is done: every replica is taken over"))
+    return Decision(Outcome.ADVANCE, (f"verify step {step}: ready, {soaked}",))
+
+
+def _previous_ready(evidence: Evidence) -> tuple[str, ...]:
+    previous = evidence.previous
+    if previous is None or previous.verdict is not Verdict.READY:
+        return ()
+    return (f"the cluster still shows the rung before (verify step {previous.step}: ready): "
+            "the sync has not happened yet",)
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")

@@ -1,0 +1,73 @@
+"""The git commands promote runs: fixed argv, no user value before ``--``, run in the
+repository's top folder; only ``git`` is started, and only these verbs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.promote.rungs import Refused
+
+_SECONDS = 60
+_LISTED = 5  # dirty entries named in the refusal
+
+
+def top(folder: Path) -> Path:
+    """The repository's top folder (the work tree ``folder`` is in); none is refused."""
+    done = _run(folder, "rev-parse", "--show-toplevel", check=False)
+    if done.returncode != 0:
+        raise Refused(f"{folder} is not inside a git repository")
+    return Path(done.stdout.decode("utf-8", "replace").strip())
+
+
+def refuse_dirty(root: Path) -> None:
+    """A change not committed (or a file not tracked) would be mixed into promote's commit."""
+    lines = _text(_run(root, "status", "--porcelain", "--untracked-files=all")).splitlines()
+    if lines:
+        named = ", ".join(line[3:] for line in lines[:_LISTED])
+        more = f" and {len(lines) - _LISTED} more" if len(lines) > _LISTED else ""
+        raise Refused(f"the working tree has changes not committed ({named}{more}): commit "
+                      "or discard them first")
+
+
+def last_change(root: Path, file: Path) -> str:
+    """When the commit that last changed ``file`` was made (RFC 3339), '' when none did."""
+    return _text(_run(root, "log", "-1", "--format=%cI", "--", str(file))).strip()
+
+
+def stat(root: Path) -> str:
+    return _text(_run(root, "diff", "--stat", "--no-color", "--no-ext-diff"))
+
+
+def diff(root: Path) -> str:
+    return _text(_run(root, "diff", "--no-color", "--no-ext-diff", "--binary"))
+
+
+def commit(root: Path, message: str) -> str:
+    """Every change to tracked files, committed as one; returns the commit's short id."""
+    _run(root, "add", "--update", "--", ".")
+    _run(root, "commit", "--quiet", "--file=-", stdin=message.encode())
+    return _text(_run(root, "rev-parse", "--short", "HEAD")).strip()
+
+
+def _run(root: Path, *args: str, check: bool = True,
+         stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    program = shutil.which("git")
+    if program is None:
+        raise TfpolicyError("promote: git is not on PATH")
+    try:
+        done = subprocess.run([program, *args], cwd=root, input=stdin, capture_output=True,
+                              timeout=_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise TfpolicyError(f"promote: git {args[0]} did not run: {exc}") from None
+    if check and done.returncode != 0:
+        error = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise TfpolicyError(f"promote: git {args[0]} failed ({done.returncode}): "
+                            f"{error[-1][:200] if error else 'no message'}")
+    return done
+
+
+def _text(done: subprocess.CompletedProcess[bytes]) -> str:
+    return done.stdout.decode("utf-8", "replace")

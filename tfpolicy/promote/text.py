@@ -1,0 +1,95 @@
+"""The commit message and the pull-request summary promote writes (pure: data in, text out)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tfpolicy.plan import StepReport
+from tfpolicy.verify import Report, Verdict
+from tfpolicy.verify.render import origin_line
+
+_MAX_LISTED = 10  # workloads named in a commit message; the rest are counted
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One rung written: from where to where, and why."""
+
+    before: str  # the rung's built-in name
+    after: str
+    rollback: bool
+    reasons: tuple[str, ...]  # the decision's
+    planned: StepReport | None  # the plan's step for ``after`` (None: a rollback)
+
+
+def subject(change: Change) -> str:
+    if change.rollback:
+        return f"GPU migration: roll back {change.before} to {change.after}, verify said stop"
+    return f"GPU migration: {change.before} to {change.after}, verify said ready"
+
+
+def commit_message(change: Change, report: Report) -> str:
+    """A subject line, then which workloads, the verify evidence and the plan's verdict."""
+    lines = [subject(change), "", *change.reasons, origin_line(report.origin), ""]
+    lines += [f"{w.workload}: {w.verdict.word} (TensorFusion pods {w.seen_tf}/{w.expected_tf}, "
+              f"native {w.seen_native}/{w.expected_native})" for w in report.workloads]
+    lines += _stops(report) if change.rollback else []
+    lines += ["", *(_plan_lines(change)), "",
+              f"`.tfpolicy.yaml` names {change.after}; `tfpolicy fix` applied it."]
+    return "\n".join(lines) + "\n"
+
+
+def _stops(report: Report) -> list[str]:
+    """What made verify say stop, the first few (the report names them all)."""
+    found = [f"  stop: {p.subject}: {p.message}" for w in report.workloads
+             for p in w.problems if p.verdict is Verdict.STOP]
+    found += [f"  stop: {p.subject}: {p.message}" for p in report.cluster
+              if p.verdict is Verdict.STOP]
+    found += [f"  stop: GPU {g.name}: {g.problem.message}" for g in report.gpus
+              if g.problem is not None and g.problem.verdict is Verdict.STOP]
+    more = len(found) - _MAX_LISTED
+    return found[:_MAX_LISTED] + ([f"  and {more} more"] if more > 0 else [])
+
+
+def _plan_lines(change: Change) -> list[str]:
+    step = change.planned
+    if step is None:
+        return [f"The rollback: {change.after} as the configuration's rung."]
+    rolled = _listed(step.rolled) or "none (the rung's counts are those of the one before)"
+    return [f"The plan for step {step.number:02d} {step.name}: {step.status.value}.",
+            f"Workloads rolled by it: {rolled}."]
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:_MAX_LISTED])
+    more = len(names) - _MAX_LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def summary(change: Change, report: Report, stat: str) -> str:
+    """Markdown for a pull-request body: the rung, the plan, the diff stat, verify's table."""
+    title = "Roll back" if change.rollback else "Promote"
+    parts = [f"## {title}: `{change.before}` → `{change.after}`", "",
+             *(f"- {reason}" for reason in change.reasons),
+             f"- {origin_line(report.origin)}", *(f"- {line}" for line in _plan_lines(change)),
+             "", "### Changes", "", "```", stat.rstrip("\n") or "(none)", "```", "",
+             f"### Verify, step {report.step}: {report.verdict.word}", "", *verify_table(report)]
+    return "\n".join(parts) + "\n"
+
+
+def verify_table(report: Report) -> list[str]:
+    rows = ["| workload | verdict | TensorFusion pods | native pods | problems |",
+            "|---|---|---|---|---|"]
+    for w in report.workloads:
+        problems = "; ".join(f"{p.subject}: {p.message}" for p in w.problems) or "—"
+        rows.append(f"| `{w.workload}` | {w.verdict.word} | {w.seen_tf}/{w.expected_tf} | "
+                    f"{w.seen_native}/{w.expected_native} | {_cell(problems)} |")
+    disagree = sum(g.problem is not None for g in report.gpus)
+    rows += ["", f"GPUs: {len(report.gpus)} checked, {disagree} disagree with the plan."]
+    rows += [f"Cluster: {p.verdict.word}: {p.message}" for p in report.cluster]
+    return rows
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
