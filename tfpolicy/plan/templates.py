@@ -74,7 +74,11 @@ def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> P
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
                    namespace: str, cache: StepCache | None = None,
                    ) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
-    """Per unit key, its template under ``policies``; and the engine's warnings and errors."""
+    """Per unit key, its template under ``policies``; and the engine's warnings and errors.
+    A canary rung's whole workloads are ordered over ``docs`` unless ``policies`` already
+    are (``input_cohort``)."""
+    if policies.cohort is None:
+        policies = input_cohort(docs, policies, namespace)
     if cache is not None:
         cache.follow(policies)
     by_doc: dict[int, list[Unit]] = defaultdict(list)
