@@ -32,14 +32,15 @@ def test_a_kind_that_runs_as_a_deployment_is_not_warned_about(
     assert NOT_ENFORCED not in err, err
 
 
-def test_a_statefulset_is_still_warned_about(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_statefulset_is_moved_whole_not_capped(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "sts.yaml"
     path.write_text(
         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s, namespace: ml}\n"
         "spec:\n  replicas: 4\n  template:\n    spec:\n      containers:\n"
         "        - name: c\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
-    assert NOT_ENFORCED in _findings(path, capsys)
+    err = _findings(path, capsys)
+    assert NOT_ENFORCED not in err and "migrated whole at this rung" in err, err
 
 
 @pytest.mark.parametrize(("kind", "counted"), [

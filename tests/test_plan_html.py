@@ -156,7 +156,6 @@ def test_every_warning_the_json_gives_is_under_the_verdict(tmp_path: Path) -> No
     dom.feed(dump_dom(path, tmp_path / "plan.html"))
     want = _warnings_of(report)
     assert any("not simulated" in t for t in want) and any("HAMi" in t for t in want)
-    assert any("enabled-replicas" in t for t in want)
     assert {str(w["data-text"]): int(str(w["data-workloads"])) for w in dom.warnings} == {
         text: len(names) for text, names in want.items()}
     over = {st["number"]: len(st["oversubscribedGpus"])

@@ -64,6 +64,8 @@ spec:
     spec:
       template:
         metadata:
+          labels:
+            pod-template-hash: abc  # counted: the cap is enforced, so takeover writes it
           annotations:
 {annotations}\
         spec:

@@ -47,6 +47,17 @@ class WorkloadUse:
 
 
 @dataclass(frozen=True, slots=True)
+class Moved:
+    """A step's workloads, whole objects: how many run a TensorFusion pod; and, where a
+    canary rung moves uncapped kinds whole, which of those it moves and which wait."""
+
+    tensor_fusion: int
+    total: int
+    whole: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class StepReport:
     number: int
     name: str
@@ -63,6 +74,7 @@ class StepReport:
     warnings: tuple[str, ...] = ()
     policies: tuple[dict[str, object], ...] = ()  # the step's MigrationPolicy documents
     workloads: tuple[WorkloadUse, ...] = ()  # per workload, what its placed pods hold
+    moved: Moved | None = None  # said only where a rung moves workloads whole
 
     @property
     def fits(self) -> bool:

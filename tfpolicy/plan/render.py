@@ -51,6 +51,9 @@ def step_dict(step: StepReport) -> dict[str, Any]:
         "unschedulable": [_misfit(m) for m in step.unschedulable],
         "warnings": list(step.warnings),
         "workloads": [_use(w) for w in step.workloads],
+        **({} if step.moved is None else {"moved": {
+            "tensorFusion": step.moved.tensor_fusion, "total": step.moved.total,
+            "whole": list(step.moved.whole), "waiting": list(step.moved.waiting)}}),
     }
 
 

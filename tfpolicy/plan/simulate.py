@@ -17,6 +17,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.by_workload import workload_uses
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
+from tfpolicy.plan.moved import moved_workloads
 from tfpolicy.plan.pauses import pause_warning, with_pause
 from tfpolicy.plan.pods import UnitPods, unit_pods
 from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
@@ -28,7 +29,7 @@ from tfpolicy.plan.summary import (
     requests_not_migrated,
     summarize,
 )
-from tfpolicy.plan.templates import StepCache, step_templates
+from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.plan.webhook import with_hami
 from tfpolicy.rewrite.edits import Path
@@ -196,7 +197,8 @@ def _on_each_node(unit: Unit, pods: UnitPods, inventory: Inventory) -> UnitPods:
 def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAllocator,
           state: _State, given: PlanInput) -> StepReport:
     documents = step_documents(list(given.policies), step)
-    policies = policy_set(documents, given.file, given.webhook.resources)
+    policies = input_cohort(docs, policy_set(documents, given.file, given.webhook.resources),
+                            given.namespace)
     templates, messages = step_templates(docs, units, policies, given.namespace, state.planned)
     transitions, rejected = [], []
     for unit in units:
@@ -213,7 +215,8 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
         state.templates[unit.key], state.pods[unit.key] = template, kept_pods(unit, old, pods)
     base = StepReport(step.number, step.name, step.stage, _rung(step), Status.FITS,
                       tuple(t.workload for t in transitions), _counts(state), (),
-                      warnings=messages + _warnings(state), policies=tuple(documents))
+                      warnings=messages + _warnings(state), policies=tuple(documents),
+                      moved=moved_workloads(units, state.pods, policies))
     return _simulate(base, transitions, tuple(rejected), allocator, given.concurrent)
 
 

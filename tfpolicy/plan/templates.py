@@ -24,8 +24,18 @@ from typing import Any
 from tfpolicy.findings import Severity
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.policy.match import Subject, selects
+from tfpolicy.rewrite import cohort
 from tfpolicy.rewrite.edits import Edit, Path, apply_edits, get_path
-from tfpolicy.rewrite.engine import DocContext, DocResult, PolicySet, objects, plan_document
+from tfpolicy.rewrite.engine import (
+    DocContext,
+    DocResult,
+    PolicySet,
+    canary_scope,
+    objects,
+    plan_document,
+    with_cohort,
+)
+from tfpolicy.rewrite.owners import NO_POLICY
 from tfpolicy.stages.common import labels_of
 from tfpolicy.workloads import Registry
 
@@ -51,10 +61,24 @@ def _nowhere(path: Path) -> tuple[int, int]:
     return 0, 0
 
 
+def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> PolicySet:
+    """``policies`` with a canary rung's whole workloads ordered over all the plan's
+    documents, as ``apply`` orders them over its input (:mod:`tfpolicy.rewrite.cohort`)."""
+    scope = canary_scope(policies)
+    if scope is None:
+        return policies
+    return with_cohort(policies, [m for doc in docs for m in cohort.members(doc.data, scope,
+                                                                            namespace)])
+
+
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
                    namespace: str, cache: StepCache | None = None,
                    ) -> tuple[dict[str, Mapping[str, Any]], tuple[str, ...]]:
-    """Per unit key, its template under ``policies``; and the engine's warnings and errors."""
+    """Per unit key, its template under ``policies``; and the engine's warnings and errors.
+    A canary rung's whole workloads are ordered over ``docs`` unless ``policies`` already
+    are (``input_cohort``)."""
+    if policies.cohort is None:
+        policies = input_cohort(docs, policies, namespace)
     if cache is not None:
         cache.follow(policies)
     by_doc: dict[int, list[Unit]] = defaultdict(list)
@@ -66,7 +90,7 @@ def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
         doc = docs[number]
         result, again = _planned(number, doc, policies, namespace, cache)
         messages.extend(f"{f.resource}: {f.message}" for f in result.findings
-                        if f.severity >= Severity.WARNING)
+                        if f.severity >= Severity.WARNING and f.rule != NO_POLICY)
         for unit in members:
             if again and cache is not None and unit.key in cache.templates:
                 templates[unit.key] = cache.templates[unit.key]
@@ -86,7 +110,7 @@ def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
     if number not in cache.selecting:
         cache.selecting[number] = _selecting(doc, policies, namespace)
     key = (tuple((p.gpu_resources, p.template_kinds) for p in policies.policies),
-           tuple(policies.policies[i] for i in cache.selecting[number]))
+           tuple(policies.policies[i] for i in cache.selecting[number]), policies.cohort)
     last = cache.last.get(number)
     if last is not None and last[0] == key:
         return last[1], True

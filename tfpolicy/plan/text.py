@@ -43,6 +43,7 @@ def _step(step: StepReport, seen: set[str]) -> list[str]:
     pods = step.pods
     lines.append(f"  pods: {pods.tensor_fusion} TensorFusion, {pods.device_plugin} device plugin"
                  + (f", {pods.no_gpu} with no GPU" if pods.no_gpu else ""))
+    lines.extend(_moved(step))
     lines.append(f"  GPUs: {_usage(step.usage)}; nodes in use {step.nodes_in_use}")
     lines.extend(f"  pool {_pool(p)}" for p in step.pools)
     lines.extend(f"  limits oversubscribed: GPU {g.gpu} TFLOPS {_t(g.limit_tflops)}/"
@@ -52,6 +53,23 @@ def _step(step: StepReport, seen: set[str]) -> list[str]:
         lines.append(f"  … and {len(step.oversubscribed) - 5} more oversubscribed GPUs")
     lines.extend(_misfits(step))
     lines.extend(_warnings([w for w in step.warnings if w not in seen]))
+    return lines
+
+
+def _moved(step: StepReport) -> list[str]:
+    """Workloads on TensorFusion, where the rung moves the uncapped kinds whole."""
+    moved = step.moved
+    if moved is None:
+        return []
+    lines = [f"  workloads: {moved.tensor_fusion} of {moved.total} on TensorFusion"]
+    if moved.whole:
+        lines.append(f"  moved whole (enabled-replicas is not enforced on their kind): "
+                     f"{capped(moved.whole, _SHOWN)}")
+    if moved.waiting:
+        lines.append(f"  wait for a later rung, left as they are: "
+                     f"{capped(moved.waiting, _SHOWN)}")
+    lines.append("  (which workloads: the first of this input's, label tfpolicy.dev/canary=first, "
+                 "then namespace, kind, name; docs/stages.md)")
     return lines
 
 

@@ -8,17 +8,21 @@ from that original, and diff. So ``apply(apply(x)) == apply(x)`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.findings import Finding, ResourceRef, Severity, object_ref
 from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
-from tfpolicy.policy.match import Subject, explain, misses
+from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Policy
+from tfpolicy.rewrite.cohort import Scope, by_workload, needed
 from tfpolicy.rewrite.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
+from tfpolicy.rewrite.owners import objects as objects
+from tfpolicy.rewrite.owners import owner_of, subject_of, unselected
 from tfpolicy.stages import layout, run_stage
+from tfpolicy.stages.canary import Cohort, Member
 from tfpolicy.stages.common import (
     ENABLED,
     OWN,
@@ -42,6 +46,9 @@ class PolicySet:
     gpus: GpuResources
     registry: Registry
     hami: frozenset[str] = frozenset(HAMI_RESOURCES)  # HAMi's names, a policy's renamed ones too
+    # A canary rung's whole workloads, ordered over the input (rewrite.cohort); None: not
+    # ordered yet (the pipeline orders them over what it is given: rewrite.firstpass).
+    cohort: Cohort | None = None
     # markers(), made once: the pipeline asks for them per file (fix reads thousands).
     _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # The resources a record may give back: those a stage of this run could remove.
@@ -70,6 +77,23 @@ class PolicySet:
     def recorded(self) -> frozenset[str]:
         """The resources a record may give back (:mod:`tfpolicy.stages.trust`)."""
         return self._recorded
+
+
+def with_cohort(policies: PolicySet, members: Iterable[Member]) -> PolicySet:
+    """``policies`` with a canary rung's whole workloads ordered over ``members``, all the
+    input's (:mod:`tfpolicy.rewrite.cohort`)."""
+    return replace(policies, cohort=Cohort.of(members))
+
+
+def canary_scope(policies: PolicySet) -> Scope | None:
+    """What the pass that finds the members reads; ``None`` when no policy needs it."""
+    if not needed(policies.policies):
+        return None
+    return Scope(policies.policies, policies.registry,
+                 lambda t: is_gpu_workload(t, policies.gpus, policies.hami))
+
+
+_ALONE = Cohort()  # each workload alone: the first of its rung
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,18 +166,6 @@ def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
         report(Note(Severity.WARNING, item.rule, item.message), "")
 
 
-def objects(data: Any) -> Iterator[tuple[Path, Mapping[str, Any]]]:
-    """The document itself, or each item of a ``kind: List``."""
-    if not isinstance(data, Mapping):
-        return
-    if data.get("kind") == "List" and isinstance(data.get("items"), list):
-        for index, item in enumerate(data["items"]):
-            if isinstance(item, Mapping):
-                yield ("items", index), item
-    else:
-        yield (), data
-
-
 def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
                    ctx: DocContext, out: DocResult) -> bool:
     """Migrate, or report, one pod template; ``False``: it is no GPU workload."""
@@ -168,12 +180,13 @@ def _template_outcome(obj: Mapping[str, Any], base: Path, view: View, policies: 
                       ctx: DocContext, out: DocResult) -> None:
     template = view.template
     report = _Reporter(obj, view.shifted(base), ctx, out)
-    subject = _subject(obj, template, ctx.namespace)
+    subject = subject_of(obj, template, ctx.namespace)
     if labels_of(template).get(ENABLED) == "false":
         report(Note(Severity.INFO, "opt-out", f"opted out with {ENABLED}=false"), "")
         return
-    owner = _owner(policies.policies, subject, report, ctx.explain)
+    owner = owner_of(policies.policies, subject, report, ctx.explain)
     if owner is None:
+        report(unselected(policies.policies), "")
         return
     if view.refused:
         report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {view.refused}"),
@@ -206,8 +219,11 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
         replicas = None
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
     hashed = carries_template_hash(subject.kind, labels_of(original))
+    cohort = policies.cohort or _ALONE
+    stage, settings, whole = by_workload(cohort, owner, obj, subject, settings, hashed)
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
-    target, stage_notes = run_stage(owner.stage, original, settings, stage_ctx)
+    target, stage_notes = run_stage(stage, original, settings, stage_ctx)
+    notes += whole
     return original, target, notes + stage_notes
 
 
@@ -263,33 +279,6 @@ def _keep_empty_maps(target: Any, edits: list[Edit], base: Path) -> list[Edit]:
                                  and _get(target, e.path[len(base):-1]) == {}))
     kept = [e for e in edits if not any(e.path[:len(p)] == p for p in emptied)]
     return kept + [Edit(Op.SET, p, {}) for p in emptied]
-
-
-def _owner(policies: tuple[Policy, ...], subject: Subject, report: _Reporter,
-           verbose: bool) -> Policy | None:
-    owner = None
-    for policy in policies:
-        reasons = explain(policy, subject)
-        if not reasons and owner is None:
-            owner = policy
-        elif not reasons and owner is not None:
-            message = f"also selected by policy {policy.name!r}, shadowed by {owner.name!r}"
-            report(Note(Severity.INFO, "shadowed", message), policy.name)
-        elif verbose:
-            message = f"not selected by policy {policy.name!r}: {'; '.join(reasons)}"
-            report(Note(Severity.INFO, "not-selected", message), policy.name)
-    return owner
-
-
-def _subject(obj: Mapping[str, Any], template: Any, namespace: str) -> Subject:
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
-    assert isinstance(meta, Mapping)
-    workload_labels = meta.get("labels") if isinstance(meta.get("labels"), Mapping) else {}
-    return Subject(
-        kind=str(obj.get("kind", "")), name=str(meta.get("name", "")),
-        namespace=str(meta.get("namespace") or namespace),
-        labels=workload_labels or {}, pod_labels=labels_of(template),
-    )
 
 
 def resource_ref(obj: Mapping[str, Any]) -> ResourceRef:

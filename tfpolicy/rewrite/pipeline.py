@@ -1,38 +1,31 @@
 """One file's text through the engine: ``str`` in, ``str`` out, untouched documents byte-identical.
 
 Only documents that mention a GPU resource name (or tfpolicy's own record)
-are parsed into data; the rest are kept as their original text. Every one
-of those is still checked: cheaply for unrendered Helm templates, escapes
-and aliases, and by rapidyaml for well-formed YAML, a mapping root and no
-repeated key (``yamlio.cleared``); any doubt sends it through the full parse,
-whose errors are the located exit-2 errors of any other document.
+are parsed into data; the rest are kept as their original text, checked
+(:mod:`tfpolicy.rewrite.screen`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache, partial
+from functools import partial
 
 from tfpolicy import yamlio
-from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.engine import Change, DocContext, Locate, PolicySet, plan_document
+from tfpolicy.rewrite import firstpass, parallel, screen
+from tfpolicy.rewrite.engine import (
+    Change,
+    DocContext,
+    Locate,
+    PolicySet,
+    canary_scope,
+    plan_document,
+)
+from tfpolicy.rewrite.screen import MAX_DOCUMENT_CHARS as MAX_DOCUMENT_CHARS
+from tfpolicy.rewrite.screen import Markers as Markers
 from tfpolicy.yamlio.restore import Capturer
 
-# Where a document's content starts: a mapping key, or something else worth a real parse.
-# A lone CR ends a line too, and "--- {flow: document}" has content on the marker's line.
-_FIRST_CONTENT = re.compile(
-    r"(?:^|(?<=\r))(?!#|%|---[ \t]*(?:#[^\r\n]*)?(?:[\r\n]|\Z)|\.\.\.)[^\s#][^\r\n]*",
-    re.MULTILINE,
-)
-_MAPPING_START = re.compile(
-    r"^(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`][^\n]*?|\"[^\"\n]*\"|'[^'\n]*'):(?:\s|$)"
-)
-_ALIAS = re.compile(r"[\s\[{,]\*[^\s,\]}]")
-MAX_DOCUMENT_CHARS = 16 << 20
 PIECE_BYTES = 1 << 18  # of a stream, handed to one worker process at a time
 
 
@@ -66,6 +59,9 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
     slices of ``text`` between them: a file of a million tiny documents held
     every document and its outcome at once (410 MB for 9 MB).
     """
+    if policies.cohort is None:
+        policies = firstpass.over_documents(policies, [(file, yamlio.iter_documents([text]))],
+                                            options.namespace)
     sizes: list[int] = [0]  # the length of the document last handed to the engine
 
     def documents() -> Iterator[yamlio.RawDoc]:
@@ -90,22 +86,18 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
 
 def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file: str,
                         options: Options) -> Iterator[DocOutcome]:
-    """Each document's outcome, in order; a stream is processed one document at a time."""
-    markers = Markers.of(policies.markers())
+    """Each document's outcome, in order; a stream is processed one document at a time
+    (all of it first when a canary rung's workloads are not ordered yet: ``firstpass``)."""
+    if policies.cohort is None and canary_scope(policies) is not None:
+        docs = list(docs)
+        policies = firstpass.over_documents(policies, [(file, docs)], options.namespace)
     index = 0
-    for raw in docs:
-        _check_size(raw, file)
-        if not markers.found_in(raw.text):
-            first = _FIRST_CONTENT.search(raw.text)
-            if _passes(raw.text, first):
-                yield DocOutcome(raw.text, False, [], [], first is not None)
-                index += first is not None
-                continue
-        parsed = yamlio.parse_document(raw.text, file=file, line=raw.line)
-        if parsed.node is None:
-            yield DocOutcome(raw.text, False, [], [], False)
+    for raw, parsed in screen.parsed(docs, policies.markers(), file):
+        if parsed is None or parsed.node is None:
+            counted = parsed is None and screen.FIRST_CONTENT.search(raw.text) is not None
+            yield DocOutcome(raw.text, False, [], [], counted)
+            index += counted
             continue
-        _require_mapping(parsed, raw, file)
         ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
                          options.explain, Capturer(raw.text, parsed.node, file))
         result = plan_document(parsed.data, policies, ctx)
@@ -134,6 +126,9 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
     (``rewrite.parallel``). Texts, findings and the first error are the same however
     many workers there are.
     """
+    if policies.cohort is None and canary_scope(policies) is not None:
+        pieces = list(pieces)  # a first pass over all of it (``firstpass``): held meanwhile
+        policies = firstpass.over_pieces(policies, _batches(pieces), options.namespace, jobs)
     work = partial(_batch, policies, options)
     index = 0
     for batch in parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,
@@ -146,7 +141,7 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
             index += sum(o.counted for o in outcomes)
 
 
-_Batch = list[tuple[str, yamlio.Piece]]
+_Batch = firstpass.Batch
 
 
 def _batches(pieces: Iterable[tuple[str, yamlio.Piece]]) -> Iterator[_Batch]:
@@ -179,40 +174,6 @@ def _shifted(outcome: DocOutcome, offset: int) -> DocOutcome:
     return replace(outcome, findings=findings)
 
 
-@dataclass(frozen=True, slots=True)
-class Markers:
-    """Whether a text holds any marker: a few plain substring searches, then the full
-    search only from just before the first of them it finds.
-
-    Every marker holds one of the ``anchors`` (its part up to the first ``/``,
-    or itself), so a text with no anchor holds no marker; and a marker starts
-    at most ``longest`` characters before the first place its anchor occurs.
-    ``str.find`` runs several times faster than the regex engine, which tries
-    the alternation at every character that may open a marker.
-    """
-
-    anchors: tuple[str, ...]
-    pattern: re.Pattern[str]
-    longest: int
-
-    @staticmethod
-    @lru_cache(maxsize=16)
-    def of(markers: tuple[str, ...]) -> Markers:
-        heads = {m[:m.index("/", 1) + 1] if "/" in m[1:] else m for m in markers}
-        anchors = tuple(sorted(h for h in heads if not any(o != h and o in h for o in heads)))
-        longest_first = sorted(set(markers), key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(m) for m in longest_first))
-        return Markers(anchors, pattern, len(longest_first[0]))
-
-    def found_in(self, text: str) -> bool:
-        start = -1
-        for anchor in self.anchors:
-            at = text.find(anchor)
-            if at >= 0 and (start < 0 or at < start):
-                start = at
-        return start >= 0 and self.pattern.search(text, max(0, start - self.longest)) is not None
-
-
 def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
     def locate(path: tuple[str | int, ...]) -> tuple[int, int]:
         line, column = yamlio.locate(parsed.node, path)
@@ -221,45 +182,3 @@ def _locator(parsed: yamlio.Parsed, offset: int) -> Locate:
     return locate
 
 
-def _passes(text: str, first: re.Match[str] | None) -> bool:
-    """A document no policy reads that is surely well-formed: kept as text, never constructed.
-
-    ``first``: where its content starts (``_FIRST_CONTENT``). One with no
-    content at all (comments, a bare ``---``) is an empty document, which
-    kubectl skips.
-    """
-    if first is None:
-        return True
-    return not _suspicious(text, first) and yamlio.cleared(text)
-
-
-def _suspicious(text: str, first: re.Match[str]) -> bool:
-    """Not obviously a mapping, template syntax, or a marker that may hide: worth a parse.
-
-    Plain and single-quoted scalars spell their text literally; only a
-    double-quoted escape (``\\x2F``, ``\\u002f``, ``\\/``, a backslash at a line
-    end) can make a GPU resource name the raw-text marker test misses.
-    """
-    if "\\" in text and '"' in text:
-        return True  # an escape in double quotes can spell a marker: "nvidia.com\x2Fgpu"
-    if not _MAPPING_START.match(first.group(0)):
-        return True
-    if "&" in text and _ALIAS.search(text):
-        return True  # aliases: checked for expansion bombs
-    return "{{" in text and yamlio.TEMPLATE_SYNTAX.search(text) is not None
-
-
-def _require_mapping(parsed: yamlio.Parsed, raw: yamlio.RawDoc, file: str) -> None:
-    if not yamlio.is_mapping_node(parsed.node):
-        assert parsed.node is not None
-        line = raw.line + parsed.node.start_mark.line + 1
-        kind = type(parsed.data).__name__
-        raise TfpolicyError(f"a manifest must be a mapping, not a {kind}", file=file, line=line)
-
-
-def _check_size(raw: yamlio.RawDoc, file: str) -> None:
-    if len(raw.text) > MAX_DOCUMENT_CHARS:
-        raise TfpolicyError(
-            f"document is larger than {MAX_DOCUMENT_CHARS >> 20} MiB; a Kubernetes object "
-            "cannot be (etcd keeps objects under 1.5 MiB)", file=file, line=raw.line + 1,
-        )

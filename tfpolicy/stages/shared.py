@@ -8,11 +8,9 @@ rejected.
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 from tfpolicy.findings import Severity
 from tfpolicy.policy.model import Settings
+from tfpolicy.stages.canary import rung_count
 from tfpolicy.stages.common import TF, Note, StageContext
 
 ENABLED_REPLICAS = TF + "enabled-replicas"
@@ -30,7 +28,7 @@ def enabled_replicas(settings: Settings, ctx: StageContext) -> tuple[dict[str, s
     wanted = settings.enabled_replicas
     if wanted is None:
         return {}, []
-    count = _count(wanted, ctx.replicas)
+    count = rung_count(wanted, ctx.replicas if ctx.replicas is not None else 1)
     if count is None:
         return {}, []
     notes = _enforcement(ctx.kind, ctx.pod_template_hash)
@@ -40,20 +38,12 @@ def enabled_replicas(settings: Settings, ctx: StageContext) -> tuple[dict[str, s
     return {ENABLED_REPLICAS: str(count)}, notes
 
 
-def _count(wanted: Any, replicas: int | None) -> int | None:
-    """The cap, or ``None`` when it covers every replica (100 % or more)."""
-    if isinstance(wanted, int):
-        return wanted
-    percent = int(str(wanted).rstrip("%"))
-    if percent >= 100:
-        return None
-    return max(1, math.ceil((replicas if replicas is not None else 1) * percent / 100))
-
-
 def _enforcement(kind: str, hashed: bool) -> list[Note]:
     """The webhook keys its counter on the pod's ``pod-template-hash`` label whatever the
     owner (reference §11 row 3): Deployment-made ReplicaSets stamp it, and a template that
-    carries it itself is counted too; a pod with no owner is rejected."""
+    carries it itself is counted too; a pod with no owner is rejected. The engine writes no
+    cap on the other kinds (a rung moves them whole: :mod:`tfpolicy.stages.canary`), so the
+    warning below is for a caller that asks for one there anyway."""
     if kind == "Pod":
         message = ("the webhook rejects a pod with enabled-replicas and no controller: "
                    "it counts taken-over pods on the pod's owner")

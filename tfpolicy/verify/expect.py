@@ -27,7 +27,7 @@ from tfpolicy.plan import (
 from tfpolicy.plan.ladder import policy_set
 from tfpolicy.plan.pods import unit_pods
 from tfpolicy.plan.simulate import gpu_units
-from tfpolicy.plan.templates import step_templates
+from tfpolicy.plan.templates import input_cohort, step_templates
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
 
@@ -69,8 +69,9 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
         raise TfpolicyError(f"--step: {number} is not a step of this plan (1 to {len(steps)})")
     step = steps[index - 1]
     documents = step_documents(policies, step)
-    found = policy_set(documents, given.file, given.webhook.resources)
     docs = list(given.documents)
+    found = input_cohort(docs, policy_set(documents, given.file, given.webhook.resources),
+                         given.namespace)
     loaded = policy_set(policies, given.file, given.webhook.resources)
     given = replace(given, webhook=with_hami(given.webhook, loaded.policies))  # as run_plan
     units = gpu_units(docs, loaded, given)

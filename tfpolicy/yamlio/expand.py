@@ -33,6 +33,7 @@ class Doc:
     newline: str
     shared: Sharing
     put_back: dict[Path, Layout] = field(default_factory=dict)  # how edits' values were written
+    open_end: bool = False  # the text's last line break was added for the splice: it goes again
 
 
 def _under(path: Path, prefix: Path) -> bool:

@@ -24,6 +24,12 @@ def line_start(text: str, index: int) -> int:
     return max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1
 
 
+def line_above(text: str, start: int) -> int:
+    """Where the line before the one beginning at ``start`` begins (a CRLF is one break)."""
+    end = start - 2 if text.startswith("\r\n", start - 2) else start - 1
+    return line_start(text, end)
+
+
 def entry_indent(text: str, key: yaml.Node) -> int:
     """The column a mapping entry starts at: its key's, or its ``?`` for an explicit key."""
     start = line_start(text, key.start_mark.index)
@@ -42,3 +48,10 @@ def after(text: str, node: yaml.Node) -> int:
     if mark.column == 0 and mark.index > node.start_mark.index:
         return int(mark.index)
     return eol(text, int(mark.index))
+
+
+def unterminated(text: str) -> str:
+    """``text`` without its last line break: a file that ended without one still does."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith(("\n", "\r")) else text

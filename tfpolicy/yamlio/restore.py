@@ -185,15 +185,16 @@ def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, in
         except Unsupported:
             continue
         if placed is not None:
-            at, rank = placed
+            at, rank, lead = placed
             done[(*parent_path, key)] = at
-            out[i] = (at, _text(doc, edits[i], at), _indent(edits[i].layout), rank)
+            out[i] = (at, lead + _text(doc, edits[i], at), _indent(edits[i].layout), rank)
     return out
 
 
 def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], parent_path: Path,
-           key: Any, seen: set[Any], done: dict[Path, int]) -> tuple[int, int] | None:
-    """Where the entry ``key`` goes back, with its rank in a chain; ``None``: not exactly.
+           key: Any, seen: set[Any], done: dict[Path, int]) -> tuple[int, int, str] | None:
+    """Where the entry ``key`` goes back, with its rank in a chain and the blank lines
+    to write above it; ``None``: not exactly.
 
     After its sibling, that is after the sibling's last line, or after what goes
     back at the end of the sibling's block (its own lines then follow it)."""
@@ -219,8 +220,25 @@ def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], pare
         base, rank = chained[0], chained[1] + 1
     else:
         return None
-    at = None if base is None else _skip(doc.text, base, layout.skip)
-    return None if at is None else (at, rank)
+    if base is None:
+        return None
+    at = _skip(doc.text, base, layout.skip)
+    if at is not None:
+        return at, rank, ""
+    return _at_the_end(doc, base, layout, rank)
+
+
+def _at_the_end(doc: Doc, base: int, layout: Layout, rank: int) -> tuple[int, int, str] | None:
+    """The file's unterminated last entry, removed with the blank lines above it (they
+    would have ended the file): it goes back at the end, those blank lines written again."""
+    if not doc.open_end or layout.text.endswith("\n"):
+        return None
+    at, left = base, layout.skip
+    while left and at < len(doc.text):
+        if doc.text[at:eol(doc.text, at)].strip(" \t\r\n")[:1] not in ("", "#"):
+            return None
+        at, left = eol(doc.text, at), left - 1
+    return len(doc.text), rank, doc.newline * left
 
 
 def _fits(text: str, key: Any, value: Any) -> bool:

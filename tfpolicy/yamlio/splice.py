@@ -23,9 +23,10 @@ from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
 from tfpolicy.yamlio.flow import flow_again
-from tfpolicy.yamlio.lines import after, entry_indent, eol, line_start
+from tfpolicy.yamlio.lines import after, entry_indent, eol, line_above, line_start, unterminated
 from tfpolicy.yamlio.restore import entry_again, placements, shared_text
 from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
+from tfpolicy.yamlio.tails import append_at, first_at, heads_from
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,10 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
     expanded alias or merged key is written out as.
     """
     put_back = {e.path: e.layout for e in edits if e.layout is not None and e.layout.placed}
-    doc = Doc(text, root, indent_step(root), newline, sharing(root, text), put_back)
+    open_end = _open_end(text)
+    if open_end:  # spliced as if its last line ended, which it will not again
+        text += newline
+    doc = Doc(text, root, indent_step(root), newline, sharing(root, text), put_back, open_end)
     try:
         expand = expansions(doc, edits)
         kept = [e for e in edits if not any(absorbed(e, q) for q in expand)]
@@ -55,29 +59,24 @@ def splice(text: str, root: yaml.Node, edits: list[Edit], newline: str,
             patches += [_put_back(*placed[i])] if i in placed else _patch(doc, edit)
     except Unsupported:
         return None
-    return _join(text, patches, newline)
+    joined = _join(text, patches)
+    return unterminated(joined) if open_end and joined is not None else joined
 
 
 def _put_back(at: int, text: str, depth: int, rank: int) -> _Patch:
     return _Patch(at, at, text, depth, rank)
 
 
-def _join(text: str, patches: list[_Patch], newline: str) -> str | None:
-    out, pos, ended = [], 0, not _open_end(text)
+def _join(text: str, patches: list[_Patch]) -> str | None:
+    out, pos = [], 0
     for patch in sorted(patches, key=lambda p: (p.start, -p.depth, p.rank)):  # stable
         if patch.start < pos:
             return None
         out.append(text[pos:patch.start])
-        if patch.start == len(text) and patch.text and not ended:
-            out.append(newline)  # lines written below an unterminated last line end it
-            ended = True
         out.append(patch.text)
         pos = patch.end
     out.append(text[pos:])
-    joined = "".join(out)
-    if _open_end(text) and not _open_end(joined):  # the last line stays unterminated
-        joined = joined[:-2] if joined.endswith("\r\n") else joined[:-1]
-    return joined
+    return "".join(out)
 
 
 def _expand(doc: Doc, path: Path, intended: Any) -> list[_Patch]:
@@ -192,13 +191,13 @@ def _insert(doc: Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
     indent = entry_indent(doc.text, parent.value[0][0])
     at = _before(doc, parent, key)
     if at is None:
-        at = entry_end(doc, parent, len(parent.value) - 1)
+        at = _last(doc, parent, indent)
     text = block(key, _labels_first(value), indent, doc.step, doc.newline)
     return _Patch(at, at, text, indent, _RANK.get(key, 1) if isinstance(key, str) else 1)
 
 
 def _before(doc: Doc, parent: yaml.MappingNode, key: Any) -> int | None:
-    """The start of the line of the sibling ``key`` goes before (its comments above it
+    """The start of the line of the sibling ``key`` goes before (the comments heading it
     stay with it), or ``None`` to append."""
     names = _BEFORE.get(key, ()) if isinstance(key, str) else ()
     found = [i for i in (index_of(parent, name) for name in names) if i is not None]
@@ -208,12 +207,16 @@ def _before(doc: Doc, parent: yaml.MappingNode, key: Any) -> int | None:
     start = line_start(doc.text, sibling.start_mark.index)
     if doc.text[start:sibling.start_mark.index].strip(" "):
         return None  # it shares its line with a "- " or "?": append instead
-    while start > 0:
-        above = line_start(doc.text, start - 1)
-        if not doc.text[above:start].lstrip(" ").startswith("#"):
-            break
-        start = above
-    return start
+    return heads_from(doc.text, start, sibling.start_mark.column)
+
+
+def _last(doc: Doc, parent: yaml.MappingNode, indent: int) -> int:
+    """Where a new last entry goes (tails.py); first when a foot comment ends the mapping."""
+    end = entry_end(doc, parent, len(parent.value) - 1)
+    at = append_at(doc.text, end, indent)
+    if at is None:
+        at = first_at(doc.text, parent)
+    return end if at is None else at
 
 
 def _labels_first(value: Any) -> Any:
@@ -246,6 +249,9 @@ def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> li
 
 def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
     start, end = entry_span(doc, parent, index)
+    if doc.open_end and end == len(doc.text):  # blank lines above would end the file
+        while start > 0 and not doc.text[line_above(doc.text, start):start].strip():
+            start = line_above(doc.text, start)
     return _Patch(start, end, "")
 
 

@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from tfpolicy.rewrite.edits import Edit, edited
+from tfpolicy.yamlio.lines import unterminated
 from tfpolicy.yamlio.load import Parsed
 from tfpolicy.yamlio.readback import reads_as
 from tfpolicy.yamlio.stream import RawDoc, newline_of
@@ -74,9 +75,12 @@ def _round_trip(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
 
     assert parsed.node is not None
     try:
-        return rewrite(raw.text, parsed.node, edits, newline)
+        text = rewrite(raw.text, parsed.node, edits, newline)
     except RuamelError:
         return None  # refused, as for the other failures
+    if raw.text.endswith(("\n", "\r")):
+        return text
+    return unterminated(text)  # the emitter ends every line; the file's last one did not
 
 
 def reads_back(text: str, original: str, intended: Any, file: str) -> bool:

@@ -1,0 +1,60 @@
+"""The first pass a canary rung needs: its whole workloads, ordered over all of an input.
+
+Made only when some policy sets a cap below 100 % (:mod:`tfpolicy.rewrite.cohort`);
+the documents are parsed for it once more, and a stream is held until it is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+from tfpolicy import yamlio
+from tfpolicy.rewrite import parallel
+from tfpolicy.rewrite.cohort import members
+from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
+from tfpolicy.rewrite.screen import parsed
+from tfpolicy.stages.canary import Member
+
+Batch = list[tuple[str, yamlio.Piece]]
+
+
+def over_documents(policies: PolicySet, files: Iterable[tuple[str, Iterable[yamlio.RawDoc]]],
+                   namespace: str) -> PolicySet:
+    """``policies`` with a canary rung's whole workloads ordered over every document of
+    ``files``; as they are when no policy sets a cap."""
+    if canary_scope(policies) is None:
+        return policies
+    return with_cohort(policies, [m for file, docs in files
+                                  for m in _members(policies, namespace, file, docs)])
+
+
+def over_texts(policies: PolicySet, texts: Iterable[tuple[str, str]],
+               namespace: str) -> PolicySet:
+    """``over_documents`` over whole files' texts (name, text): for a command that reads
+    files one at a time (``fix``, ``check``), so that it chooses over all of them."""
+    return over_documents(policies, ((file, yamlio.iter_documents([text]))
+                                     for file, text in texts), namespace)
+
+
+def over_pieces(policies: PolicySet, batches: Iterable[Batch], namespace: str,
+                jobs: int) -> PolicySet:
+    """``over_documents`` over a stream's pieces, spread over the workers as the rewrite is."""
+    work = partial(_batch_members, policies, namespace)
+    found = parallel.ordered(work, batches, jobs, shared=yamlio.load_rewriter,
+                             in_worker=yamlio.silence_process)
+    return with_cohort(policies, [m for batch in found for m in batch])
+
+
+def _batch_members(policies: PolicySet, namespace: str, batch: Batch) -> list[Member]:
+    return [m for file, piece in batch
+            for m in _members(policies, namespace, file, piece.documents(file))]
+
+
+def _members(policies: PolicySet, namespace: str, file: str,
+             docs: Iterable[yamlio.RawDoc]) -> list[Member]:
+    scope = canary_scope(policies)
+    assert scope is not None
+    return [m for _, found in parsed(docs, policies.markers(), file)
+            if found is not None and found.node is not None
+            for m in members(found.data, scope, namespace)]
