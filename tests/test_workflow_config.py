@@ -153,8 +153,9 @@ def test_every_command_migrates_the_same_workloads_in_the_configured_namespace(
 
 def test_a_flag_wins_over_the_config_on_every_command(tmp_path: Path) -> None:
     repo = _repo(tmp_path, NVIDIA)
-    for args in (["apply", "-n", "other", "apps"], ["check", "-n", "other", "apps"]):
-        assert "Deployment/train" not in _run(args, repo).stdout.replace("\n", " ")
+    assert _enabled(_run(["apply", "-n", "other", "apps"], repo).stdout) == set()
+    found = json.loads(_run(["check", "-n", "other", "--format", "json", "apps"], repo).stdout)
+    assert not [f for f in found if f["tags"]["rule"] == "would-change"]
     done = _run(["plan", "-n", "other", "--inventory", "inventory.yaml", "--format", "json",
                  "apps"], repo)
     workloads = {w["workload"] for w in json.loads(done.stdout)["steps"][-1]["workloads"]}

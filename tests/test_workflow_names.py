@@ -15,6 +15,7 @@ WORKFLOW = ("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata: {{{meta
             "spec:\n  entrypoint: main\n  templates:\n  - name: main\n    container:\n"
             "      image: x\n      resources: {{limits: {{nvidia.com/gpu: 1}}}}\n")
 # A name cut off (``Workflow/:``, ``Workflow/ns/:``), an empty path (``keys of  (``, ``of ;``).
+NAMED = re.compile(r"\[\w+\] (Workflow/[^:]+):")
 EMPTY = re.compile(r"/:|//|keys of (?:[ ;(]|$)| of  ")
 
 
@@ -41,6 +42,6 @@ def test_generate_name_is_shown_as_a_prefix(tmp_path: Path) -> None:
     (tmp_path / "none.yaml").write_text(WORKFLOW.format(meta="labels: {a: b}"))
     lines = _check(tmp_path, "takeover-1")
     assert not [line for line in lines if EMPTY.search(line)], lines
-    named = {line.split(": [warning] ")[1].split(":")[0] for line in lines}
+    named = {found.group(1) for line in lines if (found := NAMED.search(line))}
     assert named == {"Workflow/train-* (generateName)", "Workflow/ml/eval-* (generateName)",
                      "Workflow/(no name)"}, lines
