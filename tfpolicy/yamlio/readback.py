@@ -21,6 +21,7 @@ refusal, as in the composer.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Any
 
 import yaml
@@ -104,10 +105,19 @@ def _walk_stream(parser: CParser, intended: Any) -> bool:
 
 
 def _node(get: Any, event: Any, value: Any) -> None:
-    """Read one node's events from ``event`` on; ``_Unsure`` unless they match ``value``."""
+    """Read one node's events from ``event`` on; ``_Unsure`` unless they match ``value``.
+
+    The common scalar, a string equal to ``value`` that is quoted, a block, or plain
+    and opening with a character no implicit resolver watches, is settled first.
+    """
     kind = type(event)
     if kind is _SCALAR:
-        if event.tag is not None or event.anchor is not None or not _scalar(event, value):
+        if event.tag is not None or event.anchor is not None:
+            raise _Unsure
+        if type(value) is str and event.value == value \
+                and not (event.implicit[0] and value[:1] in _WATCHED):
+            return
+        if not _scalar(event, value):
             raise _Unsure
     elif kind is _MAP_START:
         if event.tag is not None or event.anchor is not None or type(value) is not dict:
@@ -124,18 +134,18 @@ def _node(get: Any, event: Any, value: Any) -> None:
 def _mapping(get: Any, value: dict[str, Any]) -> None:
     """The events of a mapping's entries up to its end, against ``value``."""
     seen: set[str] = set()
+    add, watched = seen.add, _WATCHED
     while True:
         key = get()
-        if type(key) is _MAP_END:
-            if len(seen) != len(value):
-                raise _Unsure
-            return
-        if type(key) is not _SCALAR or key.tag is not None or key.anchor is not None:
+        if type(key) is not _SCALAR:
+            if type(key) is _MAP_END and len(seen) == len(value):
+                return
             raise _Unsure
         name = key.value
-        if _tag(key) != _STR or name in seen or name not in value:
+        if key.tag is not None or key.anchor is not None or name in seen or name not in value \
+                or (key.implicit[0] and name[:1] in watched and _tag(key) != _STR):
             raise _Unsure
-        seen.add(name)
+        add(name)
         _node(get, get(), value[name])
 
 
@@ -145,6 +155,13 @@ def _sequence(get: Any, value: list[Any]) -> None:
         _node(get, get(), item)
     if type(get()) is not _SEQ_END:
         raise _Unsure
+
+
+class _Every:
+    """Every first character: some resolver watches them all."""
+
+    def __contains__(self, _: object) -> bool:
+        return True
 
 
 def _tag(event: Any) -> str:
@@ -175,3 +192,9 @@ def _scalar(event: Any, value: Any) -> bool:
         return (type(value) is float and bool(_CANONICAL_FLOAT.fullmatch(text))
                 and float(text) == value)
     return False  # a merge key, "=": the constructor says what it is
+
+
+# The first characters some implicit resolver watches ("" for the empty scalar): a plain
+# scalar opening with another one is a string.
+_WATCHED: Container[str] = frozenset(k for k in _RESOLVERS if k is not None) \
+    if not _EVERY else _Every()
