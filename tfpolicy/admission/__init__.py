@@ -10,34 +10,84 @@ Pure: takes dicts and records, returns records. Entry points:
 - :func:`taken_over` — how many replicas ``enabled-replicas`` converts.
 - :func:`webhook_traps` — warnings about webhook behaviour that surprises users.
 
+Each name is loaded from its module on first use, so a command that
+asks for one (``check`` for the traps) loads only what that one needs.
+
 Facts: reference/tensor-fusion.md §1–§3, §9.
 """
 
-from tfpolicy.admission.automigrate import Verdict, should_auto_migrate
-from tfpolicy.admission.config import (
-    HELM_DEFAULT_POOL,
-    AdmissionContext,
-    AutoMigration,
-    ModelCapacity,
-    Pool,
-    ProfileSpec,
-    QuotaDefaults,
-    Rules,
-    Scope,
-    WebhookConfig,
-)
-from tfpolicy.admission.helm import auto_migration, webhook_config
-from tfpolicy.admission.objects import Found, OperatorObjects, operator_objects
-from tfpolicy.admission.records import (
-    Admission,
-    AllocationRequest,
-    Change,
-    ChangeKind,
-    Decision,
-)
-from tfpolicy.admission.replicas import over_cap, taken_over
-from tfpolicy.admission.traps import Trap, webhook_traps
-from tfpolicy.admission.webhook import admit, submitted_pod
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tfpolicy.admission.automigrate import Verdict, should_auto_migrate
+    from tfpolicy.admission.config import (
+        HELM_DEFAULT_POOL,
+        AdmissionContext,
+        AutoMigration,
+        ModelCapacity,
+        Pool,
+        ProfileSpec,
+        QuotaDefaults,
+        Rules,
+        Scope,
+        WebhookConfig,
+    )
+    from tfpolicy.admission.helm import auto_migration, webhook_config
+    from tfpolicy.admission.objects import Found, OperatorObjects, operator_objects
+    from tfpolicy.admission.records import (
+        Admission,
+        AllocationRequest,
+        Change,
+        ChangeKind,
+        Decision,
+    )
+    from tfpolicy.admission.replicas import over_cap, taken_over
+    from tfpolicy.admission.traps import Trap, webhook_traps
+    from tfpolicy.admission.webhook import admit, submitted_pod
+
+_MODULES = {
+    "Admission": "records",
+    "AdmissionContext": "config",
+    "AllocationRequest": "records",
+    "AutoMigration": "config",
+    "Change": "records",
+    "ChangeKind": "records",
+    "Decision": "records",
+    "Found": "objects",
+    "HELM_DEFAULT_POOL": "config",
+    "ModelCapacity": "config",
+    "OperatorObjects": "objects",
+    "Pool": "config",
+    "ProfileSpec": "config",
+    "QuotaDefaults": "config",
+    "Rules": "config",
+    "Scope": "config",
+    "Trap": "traps",
+    "Verdict": "automigrate",
+    "WebhookConfig": "config",
+    "admit": "webhook",
+    "auto_migration": "helm",
+    "operator_objects": "objects",
+    "over_cap": "replicas",
+    "should_auto_migrate": "automigrate",
+    "submitted_pod": "webhook",
+    "taken_over": "replicas",
+    "webhook_config": "helm",
+    "webhook_traps": "traps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "HELM_DEFAULT_POOL",

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfpolicy.admission import keys
 from tfpolicy.admission.native import HAMI_SHARES
 from tfpolicy.admission.resources import Resources
 from tfpolicy.gpus.resources import GpuResources, Provider
@@ -128,7 +129,7 @@ class WebhookConfig:
         return GpuResources(self.extra_resources, self.providers)
 
 
-NO_CONTROLLER = frozenset({"", "Pod"})
+NO_CONTROLLER = keys.NO_CONTROLLER
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,3 +79,6 @@ OBSOLETE = {
     key("standalone-worker-mode"): f"{IS_LOCAL_GPU} / {SIDECAR_WORKER}",
     WORKLOAD: f"nothing (the webhook writes the {WORKLOAD} label itself)",
 }
+
+# Owner kinds that are no controller: a bare pod, or one owned by nothing.
+NO_CONTROLLER = frozenset({"", "Pod"})

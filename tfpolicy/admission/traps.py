@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.config import NO_CONTROLLER
 from tfpolicy.admission.diff import join_path
+from tfpolicy.admission.keys import NO_CONTROLLER
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.frameworks.traps import pool_traps
 from tfpolicy.gpus.resources import GpuResources

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from difflib import SequenceMatcher
+from functools import cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +207,9 @@ def _keys(name: str) -> list[str]:
     return [key, rest] if first in _VENDOR_PREFIXES and rest else [key]
 
 
-def _build() -> dict[str, GpuInfo]:
+@cache
+def _index() -> dict[str, GpuInfo]:
+    """Every lookup key's row, built on first use: most commands never look a model up."""
     index: dict[str, GpuInfo] = {}
     rows = [GpuInfo(m, f, "NVIDIA", t, _VRAM_GIB.get(m), c, "B") for m, f, t, c in _TABLE_B]
     rows += [GpuInfo(m, f, v, t, _VRAM_GIB.get(m), c, "A") for m, f, v, t, c in _TABLE_A]
@@ -221,34 +223,33 @@ def _build() -> dict[str, GpuInfo]:
     return index
 
 
-_INDEX = _build()
-
 
 def lookup(name: str) -> GpuInfo | None:
     """The table row for a `model` or `fullModelName` (any case, vendor prefix optional)."""
+    index = _index()
     for key in _keys(name):
-        if key in _INDEX:
-            return _INDEX[key]
+        if key in index:
+            return index[key]
     return None
 
 
 def known_models() -> tuple[str, ...]:
     """Every model name of both tables, sorted (for error messages)."""
-    return tuple(sorted({info.model for info in _INDEX.values()}))
+    return tuple(sorted({info.model for info in _index().values()}))
 
 
 def models_containing(text: str) -> tuple[GpuInfo, ...]:
     """The rows whose full name contains ``text`` (any case), one per device, sorted: how
     HAMi matches its ``use-gputype`` entries against the card type (NVML name)."""
     wanted = text.strip().upper()
-    found = {info.full_name: info for info in _INDEX.values()
+    found = {info.full_name: info for info in _index().values()
              if wanted and wanted in info.full_name.upper()}
     return tuple(found[name] for name in sorted(found))
 
 
 def rows() -> tuple[GpuInfo, ...]:
     """One row per model name of both tables, sorted by name (``tfpolicy gpus``)."""
-    found = {info.model: info for info in _INDEX.values()}
+    found = {info.model: info for info in _index().values()}
     return tuple(found[name] for name in sorted(found, key=str.lower))
 
 
@@ -256,6 +257,8 @@ def nearest(name: str, count: int = 3) -> tuple[str, ...]:
     """The model names closest to ``name``: those of the same chip first (``H100`` for
     ``H100_SXM_80G``, not ``A100_SXM_80G``, which differs by one letter), then by likeness;
     separators and case do not count."""
+    from difflib import SequenceMatcher  # here: only an unknown model needs it
+
     wanted = _plain(_keys(name)[-1])
     chip = _chip(wanted)
     scored = sorted((_chip(_plain(m)) != chip, -SequenceMatcher(None, wanted, _plain(m)).ratio(),

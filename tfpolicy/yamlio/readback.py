@@ -1,24 +1,31 @@
-"""Whether libyaml reads a text as given data: its node tree held against the data.
+"""Whether libyaml reads a text as given data: its parser's events held against the data.
 
 The read back of a rewritten document (verify.py) must be libyaml's. Building
 the data with PyYAML's constructor and comparing costs twice the node tree's
-composing; walking the tree beside the intended data costs a fraction, and
-stops at the first difference. The walk accepts only what it is sure of:
-mappings of plain string keys, sequences, and scalars tagged string,
-timestamp (a string to Kubernetes, as to load.py's constructor), null,
-boolean, or an integer or float written canonically. Anything else (a
-merge key, another tag, an alias, a number in another form), and any
-difference, is settled by the constructor's data, exactly as
-``load.parse_with_libyaml`` builds it, so the walk can only make the answer
-sooner, never other.
+composing, and composing alone runs PyYAML's Python resolver on every
+scalar and builds a node for it. Walking libyaml's events (its C parser,
+no composer) beside the intended data costs a third of that, and resolves
+only the plain scalars whose first character some implicit resolver
+watches, with the loader's own resolver table. The walk accepts only what
+it is sure of: mappings of plain string keys, sequences, and untagged
+scalars that resolve to string, timestamp (a string to Kubernetes, as to
+load.py's constructor), null, boolean, or an integer or float written
+canonically. Anything else (a tag, an anchor or alias, a merge key, a
+number in another form, a second document), and any difference, is settled
+by the constructor's data, exactly as ``load.parse_with_libyaml`` builds
+it, so the walk can only make the answer sooner, never other. Every event
+is read to the stream's end, so an error anywhere in the text is libyaml's
+refusal, as in the composer.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Any
 
 import yaml
+from yaml._yaml import CParser
 
 from tfpolicy.rewrite.edits import same
 from tfpolicy.yamlio import jsondoc
@@ -26,26 +33,45 @@ from tfpolicy.yamlio.construct import Loader
 
 _T = "tag:yaml.org,2002:"
 _STR, _STAMP, _NULL, _BOOL = _T + "str", _T + "timestamp", _T + "null", _T + "bool"
-_INT, _FLOAT, _MAP, _SEQ = _T + "int", _T + "float", _T + "map", _T + "seq"
+_INT, _FLOAT = _T + "int", _T + "float"
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _CANONICAL_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
 _BOOLS = yaml.constructor.SafeConstructor.bool_values
 _FAILURES = (yaml.YAMLError, RecursionError)
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = Loader.yaml_implicit_resolvers
+_EVERY = _RESOLVERS.get(None, [])
+_SCALAR, _MAP_START, _SEQ_START = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+_MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
+_DOC_START, _DOC_END = yaml.DocumentStartEvent, yaml.DocumentEndEvent
+_STREAM_START, _STREAM_END = yaml.StreamStartEvent, yaml.StreamEndEvent
+
+
+class _Unsure(Exception):
+    """The walk cannot tell: the constructor's data settles it."""
 
 
 def reads_as(text: str, intended: Any) -> bool:
     """Whether libyaml reads ``text`` (one document) as exactly ``intended``, types included;
     a text it refuses reads as nothing."""
-    if "*" in text:  # aliases: load.py's reading checks their expansion first
-        return _constructed(text, intended)
-    loader = Loader(jsondoc.join_surrogates(text))
+    joined = jsondoc.join_surrogates(text)
+    parser = CParser(joined)
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return intended is None
-        if _surely(node, intended):
-            return True
-        data = loader.construct_document(node)
+        return _walk_stream(parser, intended)
+    except _FAILURES:
+        return False
+    except _Unsure:
+        pass
+    finally:
+        parser.dispose()
+    if "*" in text:  # aliases: load.py's reading checks their expansion first
+        return _expanded(text, intended)
+    return _constructed(joined, intended)
+
+
+def _constructed(text: str, intended: Any) -> bool:
+    loader = Loader(text)
+    try:
+        data = loader.get_single_data()
     except _FAILURES:
         return False
     finally:
@@ -53,7 +79,7 @@ def reads_as(text: str, intended: Any) -> bool:
     return same(data, intended)
 
 
-def _constructed(text: str, intended: Any) -> bool:
+def _expanded(text: str, intended: Any) -> bool:
     from tfpolicy.errors import TfpolicyError
     from tfpolicy.yamlio.load import parse_with_libyaml
 
@@ -63,36 +89,97 @@ def _constructed(text: str, intended: Any) -> bool:
         return False
 
 
-def _surely(root: yaml.Node, intended: Any) -> bool:
-    """True when the tree certainly constructs to ``intended``; False is "not known"."""
-    stack = [(root, intended)]
-    while stack:
-        node, value = stack.pop()
-        if isinstance(node, yaml.ScalarNode):
-            if not _scalar(node, value):
-                return False
-        elif isinstance(node, yaml.MappingNode):
-            if node.tag != _MAP or type(value) is not dict or len(node.value) != len(value):
-                return False
-            keys = set()
-            for key, item in node.value:
-                if not isinstance(key, yaml.ScalarNode) or key.tag != _STR:
-                    return False
-                if key.value in keys or key.value not in value:
-                    return False
-                keys.add(key.value)
-                stack.append((item, value[key.value]))
-        elif isinstance(node, yaml.SequenceNode):
-            if node.tag != _SEQ or type(value) is not list or len(node.value) != len(value):
-                return False
-            stack.extend(zip(node.value, value, strict=True))
-        else:
-            return False
+def _walk_stream(parser: CParser, intended: Any) -> bool:
+    """True when the stream is one document that certainly constructs to ``intended``;
+    ``_Unsure`` otherwise (a difference included: the constructor's data says how)."""
+    get = parser.get_event
+    if type(get()) is not _STREAM_START or type(get()) is not _DOC_START:
+        raise _Unsure
+    try:
+        _node(get, get(), intended)
+    except RecursionError:
+        raise _Unsure from None
+    if type(get()) is not _DOC_END or type(get()) is not _STREAM_END:
+        raise _Unsure  # a second document: the composer's error, or not
     return True
 
 
-def _scalar(node: yaml.ScalarNode, value: Any) -> bool:
-    tag, text = node.tag, node.value
+def _node(get: Any, event: Any, value: Any) -> None:
+    """Read one node's events from ``event`` on; ``_Unsure`` unless they match ``value``.
+
+    The common scalar, a string equal to ``value`` that is quoted, a block, or plain
+    and opening with a character no implicit resolver watches, is settled first.
+    """
+    kind = type(event)
+    if kind is _SCALAR:
+        if event.tag is not None or event.anchor is not None:
+            raise _Unsure
+        if type(value) is str and event.value == value \
+                and not (event.implicit[0] and value[:1] in _WATCHED):
+            return
+        if not _scalar(event, value):
+            raise _Unsure
+    elif kind is _MAP_START:
+        if event.tag is not None or event.anchor is not None or type(value) is not dict:
+            raise _Unsure
+        _mapping(get, value)
+    elif kind is _SEQ_START:
+        if event.tag is not None or event.anchor is not None or type(value) is not list:
+            raise _Unsure
+        _sequence(get, value)
+    else:
+        raise _Unsure  # an alias
+
+
+def _mapping(get: Any, value: dict[str, Any]) -> None:
+    """The events of a mapping's entries up to its end, against ``value``."""
+    seen: set[str] = set()
+    add, watched = seen.add, _WATCHED
+    while True:
+        key = get()
+        if type(key) is not _SCALAR:
+            if type(key) is _MAP_END and len(seen) == len(value):
+                return
+            raise _Unsure
+        name = key.value
+        if key.tag is not None or key.anchor is not None or name in seen or name not in value \
+                or (key.implicit[0] and name[:1] in watched and _tag(key) != _STR):
+            raise _Unsure
+        add(name)
+        _node(get, get(), value[name])
+
+
+def _sequence(get: Any, value: list[Any]) -> None:
+    """The events of a sequence's items up to its end, against ``value``."""
+    for item in value:
+        _node(get, get(), item)
+    if type(get()) is not _SEQ_END:
+        raise _Unsure
+
+
+class _Every:
+    """Every first character: some resolver watches them all."""
+
+    def __contains__(self, _: object) -> bool:
+        return True
+
+
+def _tag(event: Any) -> str:
+    """The tag PyYAML's resolver gives an untagged scalar (the loader's own table)."""
+    text = event.value
+    if not event.implicit[0]:
+        return _STR  # quoted or block: a string
+    resolvers = _RESOLVERS.get(text[0] if text else "")
+    if resolvers is None and not _EVERY:
+        return _STR
+    for tag, pattern in (resolvers or []) + _EVERY:
+        if pattern.match(text):
+            return tag
+    return _STR
+
+
+def _scalar(event: Any, value: Any) -> bool:
+    tag, text = _tag(event), event.value
     if tag in (_STR, _STAMP):
         return type(value) is str and text == value
     if tag == _NULL:
@@ -104,4 +191,10 @@ def _scalar(node: yaml.ScalarNode, value: Any) -> bool:
     if tag == _FLOAT:
         return (type(value) is float and bool(_CANONICAL_FLOAT.fullmatch(text))
                 and float(text) == value)
-    return False
+    return False  # a merge key, "=": the constructor says what it is
+
+
+# The first characters some implicit resolver watches ("" for the empty scalar): a plain
+# scalar opening with another one is a string.
+_WATCHED: Container[str] = frozenset(k for k in _RESOLVERS if k is not None) \
+    if not _EVERY else _Every()
