@@ -4,8 +4,7 @@ moves the workload the whole repository's order picks, the one ``plan`` and ``ve
 
 The repository: three PyTorchJobs, one per file, and a Deployment, under one
 ``.tfpolicy.yaml`` at ``takeover-1``. The order (namespace, kind, name) puts
-``job-a`` first; ``jobs/c.yaml`` is listed first in every folder walk of these
-tests' names, so a file-by-file choice would be seen.
+``job-a`` first; chosen file by file, each job would be the first of its own file.
 """
 
 from __future__ import annotations
@@ -159,3 +158,16 @@ def _cluster(tmp_path: Path) -> Path:
     out = tmp_path / "cluster.yaml"
     out.write_text(builder.as_list(items))
     return out
+
+
+def test_a_named_file_git_does_not_track_yet_counts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _repo(tmp_path / "repo")
+    new = repo / "jobs" / "new.yaml"
+    new.write_text((repo / "jobs" / "a.yaml").read_text().replace("job-a", "job-0"))
+    monkeypatch.chdir(repo)
+    code, out, err = _run(capsys, "check", "jobs/new.yaml", "jobs/a.yaml")
+    would = {line.split(":")[0] for line in out.splitlines() if ": would " in line}
+    assert code == 1 and would == {"jobs/new.yaml"}, out + err
+    assert "#2 of the 4 workloads" in out and "#1 of the 4 workloads" in out
