@@ -25,7 +25,7 @@ from pathlib import Path
 from tfpolicy import yamlio
 from tfpolicy.commands.common import Run
 from tfpolicy.commands.manifest import not_kubernetes
-from tfpolicy.commands.scope import Scope, chart_template
+from tfpolicy.commands.scope import Scope, Scopes, chart_template
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import read_seen
 from tfpolicy.hosts.hook import governed
@@ -42,22 +42,25 @@ def ordered(run: Run, files: list[str]) -> Run:
         if canary_scope(run.policies) is None:
             return run
         return replace(run, loaded=_over(run.policies, _manifests(files), run.options.namespace))
-    configs: dict[Path, ProjectConfig] = {}
-    named: dict[Path, list[str]] = {}
-    for file in files:
-        config = run.scopes.config_of(file)
-        if isinstance(config, ProjectConfig):
-            configs[config.path] = config
-            named.setdefault(config.path, []).append(file)
     chosen: dict[Path, Scope] = {}
-    for path, config in sorted(configs.items()):
+    for config, named in _by_config(run.scopes, files):
         scope = run.scopes.scope(config)
         if canary_scope(scope.policies) is None:
             continue
-        covered = _manifests(_union(governed(config), named[path]))
-        chosen[path] = replace(scope, policies=_over(scope.policies, covered,
-                                                     scope.options.namespace))
+        covered = _manifests(_union(governed(config), named))
+        chosen[config.path] = replace(scope, policies=_over(scope.policies, covered,
+                                                            scope.options.namespace))
     return replace(run, scopes=run.scopes.ordered(chosen)) if chosen else run
+
+
+def _by_config(scopes: Scopes, files: list[str]) -> list[tuple[ProjectConfig, list[str]]]:
+    """Each config that governs some of ``files``, with those files; by the config's path."""
+    configs: dict[Path, tuple[ProjectConfig, list[str]]] = {}
+    for file in files:
+        config = scopes.config_of(file)
+        if isinstance(config, ProjectConfig):
+            configs.setdefault(config.path, (config, []))[1].append(file)
+    return [configs[path] for path in sorted(configs)]
 
 
 def _union(first: list[str], then: list[str]) -> list[str]:
