@@ -132,14 +132,15 @@ def test_the_names_of_files_done_are_let_go_of(tmp_path: Path,
     """fix and check hand out a folder's names a run at a time and keep none they
     handed out: at the end of a big run only its changed files' records are held."""
     from tfpolicy.commands.rewrite import _batches
+    from tfpolicy.files.sources import manifest_files
 
     for index in range(3 * MANY):
         (tmp_path / f"m-{index:05d}.yaml").touch()
     monkeypatch.chdir(tmp_path)
-    _batches((".",), jobs=2)  # what is loaded once (the CPU count's reading) is loaded
+    _batches(list(manifest_files((".",))), jobs=2)  # what is loaded once (the CPU count's reading) is loaded
     tracemalloc.start()
     try:
-        total, runs = _batches((".",), jobs=2)
+        total, runs = _batches(list(manifest_files((".",))), jobs=2)
         listed = tracemalloc.get_traced_memory()[0]
         taken = [name for run in runs for name in run[:1]]  # a run is dropped once read
         left = tracemalloc.get_traced_memory()[0]

@@ -177,15 +177,15 @@ def _inputs(request: Request, config: ProjectConfig,
         raise Refused("besides the rung, the configuration names policies that climb a ladder "
                       f"({', '.join(climbing(policy_docs))}): promote climbs one")
     docs = read_documents((request.path,))
-    snapshot, taken = _snapshot(request, verify_command._has_rollouts(docs))
+    snapshot, taken = _snapshot(request, verify_command.has_rollouts(docs))
     fleet = read_inventory(request.inventory)
     webhook = cluster_webhook(request.values, request.namespaces, docs, request.operator,
                               request.namespace, admission_pools(fleet) if fleet.pools else None,
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
                       request.namespace, shown, scheduler_settings(request.values))
-    return given, snapshot, taken, verify_command._source(request.snapshots, request.live,
-                                                          request.context)
+    source = verify_command.snapshot_source(request.snapshots, request.live, request.context)
+    return given, snapshot, taken, source
 
 
 def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
@@ -215,10 +215,10 @@ def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
     """The snapshot and its time: the latest its objects carry; with --live and no time in
     the objects, the clock when kubectl answered."""
     if request.live:
-        snapshot = verify_command._live(request.context, rollouts)
+        snapshot = verify_command.live_snapshot(request.context, rollouts)
         clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
     else:
-        snapshot, clock = verify_command._read(request.snapshots), None
+        snapshot, clock = verify_command.read_snapshots(request.snapshots), None
     taken = parse_time(snapshot.latest) or clock
     if taken is None:
         raise Refused("the snapshot carries no time (no creation, condition or event time): "

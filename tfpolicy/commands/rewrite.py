@@ -11,6 +11,7 @@ from functools import partial
 import click
 
 from tfpolicy import yamlio
+from tfpolicy.commands import cohorts
 from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
@@ -67,7 +68,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     rewrites, findings = [], []
     changes: list[Change] = []
     unscoped = 0
-    total, batches = _batches(hook_files(named(paths)) if run.hook else paths, run.jobs)
+    run, total, batches = _prepared(run, paths)
     shown = progress(total)
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
     for batch in parallel.ordered(work, batches, run.jobs,
@@ -91,8 +92,20 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     return rewrites, findings, changes
 
 
-def _batches(paths: tuple[str, ...], jobs: int) -> tuple[int, Iterator[list[str]]]:
-    """How many files ``paths`` name (folders walked), and runs of them: a few per
+def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list[str]]]:
+    """The run with a canary rung's order over all each config governs
+    (``commands.cohorts``), how many files ``paths`` name (folders walked; a hook's
+    configs bring in theirs), and runs of them (``_batches``)."""
+    files = list(manifest_files(named(hook_files(named(paths)) if run.hook else paths)))
+    if STDIN in files:
+        raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
+    run = cohorts.ordered(run, files)
+    total, batches = _batches(files, run.jobs)
+    return run, total, batches
+
+
+def _batches(files: list[str], jobs: int) -> tuple[int, Iterator[list[str]]]:
+    """How many ``files`` there are, and runs of them: a few per
     worker at the least (so a handful of files stays in one process) and at most
     ``_BATCH_FILES`` (so the workers stay busy to the end).
 
@@ -100,9 +113,6 @@ def _batches(paths: tuple[str, ...], jobs: int) -> tuple[int, Iterator[list[str]
     to the end of the run, when what ``fix`` holds of the changed ones is largest
     (over a folder of 100,000 files, 12 MB of names).
     """
-    files = list(manifest_files(named(paths)))
-    if STDIN in files:
-        raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
     size = max(_BATCH_FILES // 4, min(_BATCH_FILES, len(files) // (4 * parallel.workers(jobs))))
     runs = deque(files[at:at + size] for at in range(0, len(files), size))
     return len(files), _taken(runs)

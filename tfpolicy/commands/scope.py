@@ -44,16 +44,25 @@ class Scopes:
     _loaded: dict[Path, Scope] = field(default_factory=dict)
 
     def of(self, path: str) -> Scope | Unscoped:
+        config = self.config_of(path)
+        if isinstance(config, Unscoped):
+            return config
+        return self.scope(config)
+
+    def config_of(self, path: str) -> ProjectConfig | Unscoped:
+        """The config that governs ``path``: the nearest above it."""
         folder = Path(path).absolute().parent
         if folder not in self._folders:
             found = lookup(folder)
             self._folders[folder] = found.config or Unscoped(found.explain())
-        config = self._folders[folder]
-        if isinstance(config, Unscoped):
-            return config
-        return self._scope(config)
+        return self._folders[folder]
 
-    def _scope(self, config: ProjectConfig) -> Scope:
+    def ordered(self, scopes: dict[Path, Scope]) -> Scopes:
+        """These scopes, each config's (by its path) replaced by the one given: its
+        policies with a canary rung's order over all it governs (``commands.cohorts``)."""
+        return replace(self, _folders=dict(self._folders), _loaded={**self._loaded, **scopes})
+
+    def scope(self, config: ProjectConfig) -> Scope:
         if config.path not in self._loaded:
             decided = configure(config, self.given)
             self._loaded[config.path] = Scope(loaded_policies(decided),

@@ -96,19 +96,20 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     operator, namespace = decided.operator, decided.namespace
     policy_docs, shown = policy_documents(decided.policies, decided.base)
     docs = read_documents(paths)
-    snapshot = _live(context, _has_rollouts(docs)) if live else _read(snapshots)
+    snapshot = live_snapshot(context, has_rollouts(docs)) if live else read_snapshots(snapshots)
     fleet = read_inventory(inventory) if inventory else _fleet(snapshot)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
                               admission_pools(fleet) if fleet.pools else None,
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
                       scheduler_settings(values))
-    report = verify(given, step, snapshot, _source(snapshots, live, context))
+    report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
     _write(_RENDER[fmt](report), output)
     return EXIT_CODES[report.verdict]
 
 
-def _source(files: tuple[str, ...], live: bool, context: str | None) -> str:
+def snapshot_source(files: tuple[str, ...], live: bool, context: str | None) -> str:
+    """Where the snapshot came from, as the report names it."""
     if live:
         return f"kubectl --context {context}" if context else "kubectl, its current context"
     return ", ".join("<stdin>" if f == "-" else f for f in files)
@@ -136,13 +137,14 @@ def _check_sources(files: tuple[str, ...], live: bool, context: str | None,
         raise TfpolicyError("stdin can be read once: not both the snapshot and the manifests")
 
 
-def _has_rollouts(docs: list[Document]) -> bool:
+def has_rollouts(docs: list[Document]) -> bool:
     """Argo's CRD is asked for only when the manifests hold a Rollout."""
     return any(obj.get("kind") == "Rollout" and str(obj.get("apiVersion", "")).startswith(
         "argoproj.io/") for doc in docs for _, obj in objects(doc.data))
 
 
-def _read(files: tuple[str, ...]) -> Snapshot:
+def read_snapshots(files: tuple[str, ...]) -> Snapshot:
+    """The cluster as the ``kubectl get -o yaml`` files (``-``: stdin) show it."""
     found: list[tuple[str, Any]] = []
     for file in files:
         shown = "<stdin>" if file == "-" else file
@@ -160,7 +162,8 @@ def _fleet(snapshot: Snapshot) -> Inventory:
         raise exc.located("--cluster") from None
 
 
-def _live(context: str | None, rollouts: bool) -> Snapshot:
+def live_snapshot(context: str | None, rollouts: bool) -> Snapshot:
+    """The cluster as ``kubectl`` shows it now (Argo's Rollouts too when ``rollouts``)."""
     return snapshot_of(_kubectl(context, rollouts))
 
 

@@ -33,8 +33,16 @@ def over_texts(policies: PolicySet, texts: Iterable[tuple[str, str]],
                namespace: str) -> PolicySet:
     """``over_documents`` over whole files' texts (name, text): for a command that reads
     files one at a time (``fix``, ``check``), so that it chooses over all of them."""
-    return over_documents(policies, ((file, yamlio.iter_documents([text]))
-                                     for file, text in texts), namespace)
+    if canary_scope(policies) is None:
+        return policies
+    return with_cohort(policies, [m for file, text in texts
+                                  for m in text_members(policies, file, text, namespace)])
+
+
+def text_members(policies: PolicySet, file: str, text: str, namespace: str) -> list[Member]:
+    """The canary members of one file's text (some policy sets a cap below 100 %): for a
+    caller that reads files one by one and decides what a file that fails to load means."""
+    return _members(policies, namespace, file, yamlio.iter_documents([text]))
 
 
 def over_pieces(policies: PolicySet, batches: Iterable[Batch], namespace: str,
