@@ -17,6 +17,7 @@ from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookCon
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
+from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, template_label
 from tfpolicy.rewrite.edits import Path
@@ -39,11 +40,14 @@ class Admitted:
     replicas: int | None  # None: one per node (DaemonSet), or a kind tfpolicy does not count
     taken_over: int | None
     admission: Admission
+    generate_name: str = ""  # the prefix the API server names it by, when it has no name
 
     @property
     def key(self) -> str:
-        base = f"{self.kind}/{self.namespace}/{self.name}"
-        return f"{base}/{self.template}" if self.template else base
+        """``shown_ref``'s name: ``Workflow/default/train-* (generateName)/templates-1``."""
+        meta = {"name": self.name, "namespace": self.namespace,
+                "generateName": self.generate_name}
+        return shown_ref({"kind": self.kind, "metadata": meta}, template=self.template)
 
     @property
     def file_name(self) -> str:
@@ -55,7 +59,8 @@ class Admitted:
         of the whole, so distinct objects keep distinct files.
         """
         suffix = f"_{self.index}" if self.template else ""
-        return safe_file_name(f"{self.namespace}_{self.kind}_{self.name}{suffix}") + ".yaml"
+        name = self.name or self.generate_name or "no-name"
+        return safe_file_name(f"{self.namespace}_{self.kind}_{name}{suffix}") + ".yaml"
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -92,7 +97,7 @@ def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, in
     ns = str(meta.get("namespace") or namespace)
     path, template = view.path, view.template
     refuse_placeholders(template, webhook.resources, lambda p: base + (view.real(p) or path),
-                        (doc.file, doc.index), f"{kind}/{name}")
+                        (doc.file, doc.index), f"{kind}/{object_ref(obj).shown_name}")
     try:
         replicas = replicas_of(obj, path)
     except NotCounted:
@@ -108,7 +113,7 @@ def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, in
     name = name or workload_name(ctx)
     label = template_label(path) if index is not None else ""
     return Admitted(doc.file, base + path, kind, ns, name, label, index or 0, replicas, taken,
-                    admission)
+                    admission, "" if name else ctx.generate_name)
 
 
 def namespace_labels(docs: list[Document]) -> dict[str, dict[str, str]]:

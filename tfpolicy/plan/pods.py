@@ -123,4 +123,5 @@ def _warnings(unit: Unit, first: Admission, no_gpu: int, taken: int) -> tuple[st
 def pod_prefix(unit: Unit) -> str:
     """Unique per unit, readable in a diagnosis: ``deployment-llama-8b-vllm``."""
     tail = unit.key.split("/", 3)[3:]
-    return "-".join([unit.kind.lower(), unit.name, *tail])
+    name = unit.name or unit.generate_name.rstrip("-") or "no-name"
+    return "-".join([unit.kind.lower(), name, *tail])

@@ -15,6 +15,7 @@ from typing import Any
 
 from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, get_path
 from tfpolicy.rewrite.engine import objects
@@ -46,7 +47,7 @@ class Shaped:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    key: str  # Kind/namespace/name[/template]
+    key: str  # Kind/namespace/name[/template], as ``shown_ref`` names it
     kind: str
     namespace: str
     name: str
@@ -55,6 +56,7 @@ class Unit:
     replicas: int
     strategy: Strategy | None
     shaped: Shaped | None = None  # None: a whole pod template at ``path``
+    generate_name: str = ""  # the prefix the API server names it by, when it has no name
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +100,8 @@ def _owner(obj: Mapping[str, Any], namespace: str) -> tuple[str, str, str]:
 
 
 def _key(obj: Mapping[str, Any], path: Path, many: bool, namespace: str) -> str:
-    return "/".join(_owner(obj, namespace)) + (f"/{template_label(path)}" if many else "")
+    """How reports name the unit (``shown_ref``): never an empty name segment."""
+    return shown_ref(obj, namespace, template_label(path) if many else "")
 
 
 def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
@@ -106,12 +109,12 @@ def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
     index, view = which
     kind, ns, name, key = owner
     refuse_placeholders(view.template, _GPUS, lambda p: base + (view.real(p) or view.path),
-                        (source.file, source.index), f"{kind}/{name}")
+                        (source.file, source.index), f"{kind}/{object_ref(obj).shown_name}")
     replicas = replicas_of(obj, view.path)
     shaped = None if view.meta is None else Shaped(base, index, view)
     return Unit(key, kind, ns, name, doc, base + view.path,
                 daemon_replicas if replicas is None else replicas,
-                strategy_of(obj, source.file, view.path), shaped)
+                strategy_of(obj, source.file, view.path), shaped, object_ref(obj).generateName)
 
 
 def template_label(path: Path) -> str:
