@@ -102,3 +102,16 @@ def test_verify_names_every_workload(manifests: Path, fmt: str) -> None:
     if fmt == "json":
         keys = {w["workload"] for w in json.loads(report)["workloads"]}
         assert keys == JOBS | {"Deployment/default/web"}
+
+
+@pytest.mark.parametrize("command", ["plan", "admission"])
+def test_a_placeholder_error_names_the_object(tmp_path: Path, command: str) -> None:
+    (tmp_path / "job.yaml").write_text(JOB.format(meta="generateName: train-")
+                                       .replace("gpu: 1", 'gpu: "${GPUS}"'))
+    (tmp_path / "inventory.yaml").write_text(INVENTORY)
+    extra = ("-p", "takeover", "--inventory", "inventory.yaml") if command == "plan" else ()
+    done = subprocess.run([TFPOLICY, command, *extra, "job.yaml"], cwd=tmp_path, text=True,
+                          capture_output=True, timeout=120, check=False)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("job.yaml:11:"), done.stderr
+    assert ": Job/train-* (generateName): spec.template" in done.stderr, done.stderr

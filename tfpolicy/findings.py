@@ -55,8 +55,11 @@ def shown_ref(obj: Mapping[str, Any], namespace: str = "", template: str = "") -
     when the object names none, then the template's label when the object has several:
     ``Workflow/default/train-* (generateName)/templates-1``. No name segment is empty."""
     ref = object_ref(obj)
-    if namespace and not ref.namespace:
-        ref = replace(ref, namespace=namespace)
+    return template_ref(replace(ref, namespace=ref.namespace or namespace), template)
+
+
+def template_ref(ref: ResourceRef, template: str = "") -> str:
+    """``ref`` as messages show it, then ``/<template>`` when one is named."""
     return f"{ref}/{template}" if template else str(ref)
 
 

@@ -17,7 +17,7 @@ from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookCon
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
-from tfpolicy.findings import object_ref, shown_ref
+from tfpolicy.findings import ResourceRef, object_ref, template_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, template_label
 from tfpolicy.rewrite.edits import Path
@@ -45,9 +45,8 @@ class Admitted:
     @property
     def key(self) -> str:
         """``shown_ref``'s name: ``Workflow/default/train-* (generateName)/templates-1``."""
-        meta = {"name": self.name, "namespace": self.namespace,
-                "generateName": self.generate_name}
-        return shown_ref({"kind": self.kind, "metadata": meta}, template=self.template)
+        ref = ResourceRef("", self.kind, self.name, self.namespace, self.generate_name)
+        return template_ref(ref, self.template)
 
     @property
     def file_name(self) -> str:

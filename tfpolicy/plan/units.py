@@ -96,7 +96,7 @@ def _owner(obj: Mapping[str, Any], namespace: str) -> tuple[str, str, str]:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
     return (str(obj.get("kind", "")), str(meta.get("namespace") or namespace),
-            str(meta.get("name", "")))
+            str(meta.get("name") or ""))
 
 
 def _key(obj: Mapping[str, Any], path: Path, many: bool, namespace: str) -> str:
