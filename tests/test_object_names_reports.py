@@ -115,3 +115,21 @@ def test_a_placeholder_error_names_the_object(tmp_path: Path, command: str) -> N
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert done.stderr.startswith("job.yaml:11:"), done.stderr
     assert ": Job/train-* (generateName): spec.template" in done.stderr, done.stderr
+
+
+def test_two_runs_of_one_generate_name_are_two_workloads(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(JOB.format(meta="generateName: train-"))
+        (tmp_path / f"none-{name}.yaml").write_text(JOB.format(meta="labels: {a: b}"))
+    (tmp_path / "inventory.yaml").write_text(INVENTORY)
+    want = {"Job/default/train-* (generateName)", "Job/default/train-* (generateName) #2",
+            "Job/default/(no name)", "Job/default/(no name) #2"}
+    plan = json.loads(_run(tmp_path, "plan", "-p", "takeover", "--inventory", "inventory.yaml",
+                           "--format", "json", "a.yaml", "b.yaml", "none-a.yaml",
+                           "none-b.yaml"))
+    assert {w["workload"] for w in plan["steps"][-1]["workloads"]} == want
+    text = _run(tmp_path, "admission", ".")
+    assert {line.split(": untouched")[0] for line in text.splitlines()
+            if ": untouched" in line} == want
+    items = json.loads(_run(tmp_path, "admission", ".", "--format", "json"))["workloads"]
+    assert len({i["podFile"] for i in items}) == 4

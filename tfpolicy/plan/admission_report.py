@@ -10,16 +10,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
-from tfpolicy.findings import ResourceRef, object_ref, template_ref
+from tfpolicy.findings import ResourceRef, object_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
-from tfpolicy.plan.units import Document, template_label
+from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
 from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.workloads import NotCounted, Registry, replicas_of
@@ -41,12 +41,14 @@ class Admitted:
     taken_over: int | None
     admission: Admission
     generate_name: str = ""  # the prefix the API server names it by, when it has no name
+    copy: int = 1  # the second object without a name that shows the same is 2 (units.py)
 
     @property
     def key(self) -> str:
         """``shown_ref``'s name: ``Workflow/default/train-* (generateName)/templates-1``."""
         ref = ResourceRef("", self.kind, self.name, self.namespace, self.generate_name)
-        return template_ref(ref, self.template)
+        shown = with_copy(str(ref), self.copy)
+        return f"{shown}/{self.template}" if self.template else shown
 
     @property
     def file_name(self) -> str:
@@ -59,6 +61,7 @@ class Admitted:
         """
         suffix = f"_{self.index}" if self.template else ""
         name = self.name or self.generate_name or "no-name"
+        name += f"-{self.copy}" if self.copy > 1 else ""
         return safe_file_name(f"{self.namespace}_{self.kind}_{name}{suffix}") + ".yaml"
 
 
@@ -75,17 +78,19 @@ def safe_file_name(stem: str) -> str:
 
 
 def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> list[Admitted]:
-    registry = Registry()
-    return [item for doc in docs for item in _admit_doc(doc, registry, webhook, namespace)]
+    registry, seen = Registry(), dict[str, int]()
+    return [item for doc in docs for item in _admit_doc(doc, registry, webhook, namespace,
+                                                        seen)]
 
 
 def _admit_doc(doc: Document, registry: Registry, webhook: WebhookConfig,
-               namespace: str) -> Iterator[Admitted]:
+               namespace: str, seen: dict[str, int]) -> Iterator[Admitted]:
     for base, obj in objects(doc.data):
-        views = registry.views(obj)
+        views, copy = registry.views(obj), copy_of(obj, namespace, seen)
         for index, view in enumerate(views):
-            yield _admit_one(doc, obj, base, view, index if len(views) > 1 else None,
-                             webhook, namespace)
+            item = _admit_one(doc, obj, base, view, index if len(views) > 1 else None,
+                              webhook, namespace)
+            yield replace(item, copy=copy)
 
 
 def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, index: int | None,

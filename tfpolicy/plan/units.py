@@ -75,11 +75,12 @@ def units_of(docs: list[Document], registry: Registry, namespace: str, daemon_re
     does not derive is left out, and so is a shape the engine refuses (its labels reach two
     pod specs); ``left_out`` receives them."""
     found, skipped = [], left_out if left_out is not None else []
+    seen: dict[str, int] = {}
     for number, doc in enumerate(docs):
         for base, obj in objects(doc.data):
-            views = registry.views(obj)
+            owner, views = _shown_owner(obj, namespace, seen), registry.views(obj)
             for index, view in enumerate(views):
-                key = _key(obj, view.path, len(views) > 1, namespace)
+                key = owner + (f"/{template_label(view.path)}" if len(views) > 1 else "")
                 if view.refused:
                     skipped.append(LeftOut(key, view.template, view.refused))
                     continue
@@ -99,9 +100,24 @@ def _owner(obj: Mapping[str, Any], namespace: str) -> tuple[str, str, str]:
             str(meta.get("name") or ""))
 
 
-def _key(obj: Mapping[str, Any], path: Path, many: bool, namespace: str) -> str:
-    """How reports name the unit (``shown_ref``): never an empty name segment."""
-    return shown_ref(obj, namespace, template_label(path) if many else "")
+def _shown_owner(obj: Mapping[str, Any], namespace: str, seen: dict[str, int]) -> str:
+    """How reports name the object (``shown_ref``), never with an empty name segment."""
+    return with_copy(shown_ref(obj, namespace), copy_of(obj, namespace, seen))
+
+
+def copy_of(obj: Mapping[str, Any], namespace: str, seen: dict[str, int]) -> int:
+    """Two runs named by one ``generateName`` are two workloads: the how-manieth object
+    without a name that shows the same this is (``seen`` counts them); 1 for a named one."""
+    if object_ref(obj).name:
+        return 1
+    shown = shown_ref(obj, namespace)
+    seen[shown] = seen.get(shown, 0) + 1
+    return seen[shown]
+
+
+def with_copy(shown: str, copy: int) -> str:
+    """``Job/default/train-* (generateName) #2`` for the second such object."""
+    return shown if copy == 1 else f"{shown} #{copy}"
 
 
 def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
