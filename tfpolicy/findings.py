@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
@@ -48,6 +48,19 @@ def object_ref(obj: Mapping[str, Any]) -> ResourceRef:
     return ResourceRef(str(obj.get("apiVersion", "")), str(obj.get("kind", "")),
                        str(meta.get("name") or ""), str(meta.get("namespace") or ""),
                        str(meta.get("generateName") or ""))
+
+
+def shown_ref(obj: Mapping[str, Any], namespace: str = "", template: str = "") -> str:
+    """How reports name an object's pod template: ``object_ref``'s name, in ``namespace``
+    when the object names none, then the template's label when the object has several:
+    ``Workflow/default/train-* (generateName)/templates-1``. No name segment is empty."""
+    ref = object_ref(obj)
+    return template_ref(replace(ref, namespace=ref.namespace or namespace), template)
+
+
+def template_ref(ref: ResourceRef, template: str = "") -> str:
+    """``ref`` as messages show it, then ``/<template>`` when one is named."""
+    return f"{ref}/{template}" if template else str(ref)
 
 
 @dataclass(frozen=True, slots=True)

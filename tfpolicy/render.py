@@ -29,18 +29,23 @@ def text(findings: list[Finding]) -> str:
 def as_result(f: Finding) -> dict[str, Any]:
     """A KRM function ``Result`` (reference/hosts.md §1.1), severity always set."""
     result: dict[str, Any] = {"message": f.message, "severity": f.severity.label}
+    made: dict[str, str] = {}
     if f.resource:
+        # ResourceRef takes apiVersion, kind, name and namespace only, name required: an
+        # object without a name carries the name messages show, its prefix in a tag.
         ref = {"apiVersion": f.resource.apiVersion, "kind": f.resource.kind,
-               "name": f.resource.name}
+               "name": f.resource.shown_name}
         if f.resource.namespace:
             ref["namespace"] = f.resource.namespace
         result["resourceRef"] = ref
         if f.field:
             result["field"] = {"path": f.field}
+        if not f.resource.name and f.resource.generateName:
+            made = {"generateName": f.resource.generateName}
     if f.file:
         result["file"] = {"path": f.file, "index": f.index}
     result["tags"] = {"rule": f.rule, **({"policy": f.policy} if f.policy else {}),
-                      "line": str(f.line), "column": str(f.column)}
+                      "line": str(f.line), "column": str(f.column), **made}
     return result
 
 

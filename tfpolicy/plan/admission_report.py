@@ -10,15 +10,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
+from tfpolicy.findings import ResourceRef, object_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
-from tfpolicy.plan.units import Document, template_label
+from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
 from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.workloads import NotCounted, Registry, replicas_of
@@ -39,11 +40,15 @@ class Admitted:
     replicas: int | None  # None: one per node (DaemonSet), or a kind tfpolicy does not count
     taken_over: int | None
     admission: Admission
+    generate_name: str = ""  # the prefix the API server names it by, when it has no name
+    copy: int = 1  # the second object without a name that shows the same is 2 (units.py)
 
     @property
     def key(self) -> str:
-        base = f"{self.kind}/{self.namespace}/{self.name}"
-        return f"{base}/{self.template}" if self.template else base
+        """``shown_ref``'s name: ``Workflow/default/train-* (generateName)/templates-1``."""
+        ref = ResourceRef("", self.kind, self.name, self.namespace, self.generate_name)
+        shown = with_copy(str(ref), self.copy)
+        return f"{shown}/{self.template}" if self.template else shown
 
     @property
     def file_name(self) -> str:
@@ -55,7 +60,9 @@ class Admitted:
         of the whole, so distinct objects keep distinct files.
         """
         suffix = f"_{self.index}" if self.template else ""
-        return safe_file_name(f"{self.namespace}_{self.kind}_{self.name}{suffix}") + ".yaml"
+        name = self.name or self.generate_name or "no-name"
+        name += f"-{self.copy}" if self.copy > 1 else ""
+        return safe_file_name(f"{self.namespace}_{self.kind}_{name}{suffix}") + ".yaml"
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -71,17 +78,19 @@ def safe_file_name(stem: str) -> str:
 
 
 def admit_all(docs: list[Document], webhook: WebhookConfig, namespace: str) -> list[Admitted]:
-    registry = Registry()
-    return [item for doc in docs for item in _admit_doc(doc, registry, webhook, namespace)]
+    registry, seen = Registry(), dict[str, int]()
+    return [item for doc in docs for item in _admit_doc(doc, registry, webhook, namespace,
+                                                        seen)]
 
 
 def _admit_doc(doc: Document, registry: Registry, webhook: WebhookConfig,
-               namespace: str) -> Iterator[Admitted]:
+               namespace: str, seen: dict[str, int]) -> Iterator[Admitted]:
     for base, obj in objects(doc.data):
-        views = registry.views(obj)
+        views, copy = registry.views(obj), copy_of(obj, namespace, seen)
         for index, view in enumerate(views):
-            yield _admit_one(doc, obj, base, view, index if len(views) > 1 else None,
-                             webhook, namespace)
+            item = _admit_one(doc, obj, base, view, index if len(views) > 1 else None,
+                              webhook, namespace)
+            yield replace(item, copy=copy)
 
 
 def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, index: int | None,
@@ -92,7 +101,7 @@ def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, in
     ns = str(meta.get("namespace") or namespace)
     path, template = view.path, view.template
     refuse_placeholders(template, webhook.resources, lambda p: base + (view.real(p) or path),
-                        (doc.file, doc.index), f"{kind}/{name}")
+                        (doc.file, doc.index), f"{kind}/{object_ref(obj).shown_name}")
     try:
         replicas = replicas_of(obj, path)
     except NotCounted:
@@ -108,7 +117,7 @@ def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, in
     name = name or workload_name(ctx)
     label = template_label(path) if index is not None else ""
     return Admitted(doc.file, base + path, kind, ns, name, label, index or 0, replicas, taken,
-                    admission)
+                    admission, "" if name else ctx.generate_name)
 
 
 def namespace_labels(docs: list[Document]) -> dict[str, dict[str, str]]:

@@ -62,6 +62,7 @@ def admitted_dict(item: Admitted) -> dict[str, Any]:
                     for c in a.changes],
         "allocation": None if a.allocation is None else _allocation_dict(a.allocation),
         "notes": list(a.notes), "podFile": item.file_name if a.pod is not None else None,
+        **({"generateName": item.generate_name} if item.generate_name else {}),
     }
 
 

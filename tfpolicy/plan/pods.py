@@ -122,5 +122,8 @@ def _warnings(unit: Unit, first: Admission, no_gpu: int, taken: int) -> tuple[st
 
 def pod_prefix(unit: Unit) -> str:
     """Unique per unit, readable in a diagnosis: ``deployment-llama-8b-vllm``."""
-    tail = unit.key.split("/", 3)[3:]
-    return "-".join([unit.kind.lower(), unit.name, *tail])
+    _, _, shown, *tail = unit.key.split("/", 3)
+    copy = shown.rpartition(" #")[2] if " #" in shown else ""  # units.py: a second run
+    name = unit.name or "-".join(filter(None, (unit.generate_name.rstrip("-") or "no-name",
+                                               copy)))
+    return "-".join([unit.kind.lower(), name, *tail])

@@ -216,7 +216,8 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
     base = StepReport(step.number, step.name, step.stage, _rung(step), Status.FITS,
                       tuple(t.workload for t in transitions), _counts(state), (),
                       warnings=messages + _warnings(state), policies=tuple(documents),
-                      moved=moved_workloads(units, state.pods, policies))
+                      moved=moved_workloads(units, state.pods, policies, docs,
+                                            given.namespace))
     return _simulate(base, transitions, tuple(rejected), allocator, given.concurrent)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.rewrite.edits import Path, get_path
 from tfpolicy.rewrite.engine import objects
@@ -46,7 +47,7 @@ class Shaped:
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    key: str  # Kind/namespace/name[/template]
+    key: str  # Kind/namespace/name[/template], as ``shown_ref`` names it
     kind: str
     namespace: str
     name: str
@@ -55,6 +56,7 @@ class Unit:
     replicas: int
     strategy: Strategy | None
     shaped: Shaped | None = None  # None: a whole pod template at ``path``
+    generate_name: str = ""  # the prefix the API server names it by, when it has no name
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +75,12 @@ def units_of(docs: list[Document], registry: Registry, namespace: str, daemon_re
     does not derive is left out, and so is a shape the engine refuses (its labels reach two
     pod specs); ``left_out`` receives them."""
     found, skipped = [], left_out if left_out is not None else []
+    seen: dict[str, int] = {}
     for number, doc in enumerate(docs):
         for base, obj in objects(doc.data):
-            views = registry.views(obj)
+            owner, views = _shown_owner(obj, namespace, seen), registry.views(obj)
             for index, view in enumerate(views):
-                key = _key(obj, view.path, len(views) > 1, namespace)
+                key = owner + (f"/{template_label(view.path)}" if len(views) > 1 else "")
                 if view.refused:
                     skipped.append(LeftOut(key, view.template, view.refused))
                     continue
@@ -94,11 +97,27 @@ def _owner(obj: Mapping[str, Any], namespace: str) -> tuple[str, str, str]:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
     assert isinstance(meta, Mapping)
     return (str(obj.get("kind", "")), str(meta.get("namespace") or namespace),
-            str(meta.get("name", "")))
+            str(meta.get("name") or ""))
 
 
-def _key(obj: Mapping[str, Any], path: Path, many: bool, namespace: str) -> str:
-    return "/".join(_owner(obj, namespace)) + (f"/{template_label(path)}" if many else "")
+def _shown_owner(obj: Mapping[str, Any], namespace: str, seen: dict[str, int]) -> str:
+    """How reports name the object (``shown_ref``), never with an empty name segment."""
+    return with_copy(shown_ref(obj, namespace), copy_of(obj, namespace, seen))
+
+
+def copy_of(obj: Mapping[str, Any], namespace: str, seen: dict[str, int]) -> int:
+    """Two runs named by one ``generateName`` are two workloads: the how-manieth object
+    without a name that shows the same this is (``seen`` counts them); 1 for a named one."""
+    if object_ref(obj).name:
+        return 1
+    shown = shown_ref(obj, namespace)
+    seen[shown] = seen.get(shown, 0) + 1
+    return seen[shown]
+
+
+def with_copy(shown: str, copy: int) -> str:
+    """``Job/default/train-* (generateName) #2`` for the second such object."""
+    return shown if copy == 1 else f"{shown} #{copy}"
 
 
 def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
@@ -106,12 +125,12 @@ def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
     index, view = which
     kind, ns, name, key = owner
     refuse_placeholders(view.template, _GPUS, lambda p: base + (view.real(p) or view.path),
-                        (source.file, source.index), f"{kind}/{name}")
+                        (source.file, source.index), f"{kind}/{object_ref(obj).shown_name}")
     replicas = replicas_of(obj, view.path)
     shaped = None if view.meta is None else Shaped(base, index, view)
     return Unit(key, kind, ns, name, doc, base + view.path,
                 daemon_replicas if replicas is None else replicas,
-                strategy_of(obj, source.file, view.path), shaped)
+                strategy_of(obj, source.file, view.path), shaped, object_ref(obj).generateName)
 
 
 def template_label(path: Path) -> str:
