@@ -25,6 +25,7 @@ import yaml
 from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.expand import Doc, index_of, merges
+from tfpolicy.yamlio.indent import indent_step
 from tfpolicy.yamlio.lines import eol, line_start
 from tfpolicy.yamlio.load import parse_with_libyaml
 from tfpolicy.yamlio.rnodes import NeedsLibyaml
@@ -63,8 +64,6 @@ class Capturer:
 
 
 def _doc(text: str, root: yaml.Node | None) -> Doc:
-    from tfpolicy.yamlio.splice import indent_step
-
     assert root is not None
     return Doc(text, root, indent_step(root), newline_of(text), sharing(root, text))
 

@@ -16,7 +16,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScala
 
 from tfpolicy.rewrite.edits import Edit, Op
 from tfpolicy.yamlio.emit import scalar
-from tfpolicy.yamlio.splice import indent_step
+from tfpolicy.yamlio.indent import indent_step
 
 # The "---" line, or only "--- " when content follows it on the line ("--- {flow: doc}").
 _START = re.compile(r"^---(?:[ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n|$)|[ \t]+(?=[^#\s]))", re.MULTILINE)

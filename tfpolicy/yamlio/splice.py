@@ -23,6 +23,7 @@ from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
 from tfpolicy.yamlio.flow import flow_again
+from tfpolicy.yamlio.indent import indent_step
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_above, line_start, unterminated
 from tfpolicy.yamlio.restore import entry_again, placements, shared_text
 from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
@@ -275,21 +276,3 @@ def _styled(new: Any, style: str | None) -> str:
         return f"'{new}'" if new.isprintable() and "\\" not in text else text
     return text
 
-
-def indent_step(root: yaml.Node) -> int:
-    """The document's mapping indentation (2 unless it nests block mappings otherwise)."""
-    aliased = not getattr(root, "read_without_aliases", False)
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode) and not node.flow_style:
-            for key, value in node.value:
-                if aliased and value.start_mark.index < key.end_mark.index:
-                    continue  # an alias: its marks are the anchor's
-                if isinstance(value, yaml.MappingNode) and not value.flow_style and value.value:
-                    step = value.value[0][0].start_mark.column - key.start_mark.column
-                    return max(1, int(step))
-                stack.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return 2
