@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tfpolicy import cli
-from tfpolicy.policy import config
+from tfpolicy.files import project
 
 TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))
 POLICY = ROOT / "policies" / "takeover.yaml"
@@ -139,7 +139,7 @@ def test_lookup_without_git_stops_at_a_filesystem_boundary(
     (mount / "app" / "a.yaml").write_text(GPU_DOC)
     inside = mount.resolve()
     # A mount at ``mnt``: the folders from it down are on another device than its parent.
-    monkeypatch.setattr(config, "_device", lambda folder: int(folder.is_relative_to(inside)))
+    monkeypatch.setattr(project, "_device", lambda folder: int(folder.is_relative_to(inside)))
     monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
     monkeypatch.chdir(mount / "app")
     code = cli.main(["apply", "--explain", "a.yaml"])

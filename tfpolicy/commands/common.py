@@ -13,9 +13,10 @@ import click
 from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped, loaded_policies
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.project import lookup
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.hosts.hook import hook_argv
-from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure, lookup
+from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
 from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options

@@ -27,6 +27,7 @@ from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_s
 from tfpolicy.commands.rewrite import BOM, rewrite_files
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.install import install_file
+from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import builtin_policies
 from tfpolicy.plan import (
     DEFAULT_LADDER,
@@ -36,7 +37,7 @@ from tfpolicy.plan import (
     model_capacities,
     run_plan,
 )
-from tfpolicy.policy.config import Given, ProjectConfig, configure, find_config
+from tfpolicy.policy.config import Given, ProjectConfig, configure
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
 from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide

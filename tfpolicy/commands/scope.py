@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure, lookup
+from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 

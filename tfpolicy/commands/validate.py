@@ -8,10 +8,11 @@ import click
 
 from tfpolicy.commands.common import HookCommand, decide, emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
 from tfpolicy.hosts.hook import POLICY_KIND
-from tfpolicy.policy.config import FILENAME, lookup
+from tfpolicy.policy.config import FILENAME
 from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
 

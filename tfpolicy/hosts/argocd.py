@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs
 from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
-from tfpolicy.policy.config import Configuration, Given, configure, find_config
+from tfpolicy.policy.config import Configuration, Given, configure
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, manifest_files, read_text
-from tfpolicy.policy.config import FILENAME, ProjectConfig, lookup
+from tfpolicy.policy.config import FILENAME, ProjectConfig
 from tfpolicy.policy.schema import brief
 
 HOOK = "--hook"

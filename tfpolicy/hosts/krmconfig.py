@@ -19,10 +19,11 @@ from typing import Any
 from tfpolicy import yamlio
 from tfpolicy.commands.scope import loaded_policies, with_operator
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
-from tfpolicy.policy.config import Given, ProjectConfig, find_config
+from tfpolicy.policy.config import Given, ProjectConfig
 from tfpolicy.policy.config import configure as decide
 from tfpolicy.policy.model import Policy
 from tfpolicy.policy.schema import brief
