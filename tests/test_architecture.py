@@ -77,27 +77,7 @@ def test_modules_stay_small() -> None:
 # ``if TYPE_CHECKING:`` runs for mypy only). In the package graph a subpackage, or a module
 # straight under tfpolicy, is one node (its "room"): docs/layout.md draws the floors.
 Graph = Mapping[str, frozenset[str]]
-EDITS = "tfpolicy.rewrite.edits"  # the Edit/Path/Op vocabulary, bound for tfpolicy/edits.py
-GROUND = ("tfpolicy.errors", "tfpolicy.findings", "tfpolicy.edits", EDITS)
-# The cycles only tfpolicy/rewrite/edits.py makes: each goes once it stands on the ground floor.
-THROUGH_EDITS: set[tuple[str, ...]] = {
-    ("tfpolicy.policy", "tfpolicy.workloads", "tfpolicy.rewrite"),
-    ("tfpolicy.policy", "tfpolicy.workloads", "tfpolicy.rewrite", "tfpolicy.stages"),
-    ("tfpolicy.policy", "tfpolicy.yamlio", "tfpolicy.rewrite"),
-    ("tfpolicy.policy", "tfpolicy.yamlio", "tfpolicy.rewrite", "tfpolicy.stages"),
-    ("tfpolicy.rewrite", "tfpolicy.stages"),
-    ("tfpolicy.rewrite", "tfpolicy.workloads"),
-    ("tfpolicy.rewrite", "tfpolicy.yamlio"),
-}
-# Cycles of the command layer, each still to untangle: hosts/krmconfig.py loads policies with
-# commands/scope.py, whose operator reading (commands/admission.py) needs commands/common.py.
-LATER_BETWEEN: set[tuple[str, ...]] = {("tfpolicy.commands", "tfpolicy.hosts")}
-LATER_INSIDE: dict[str, set[tuple[str, ...]]] = {
-    "tfpolicy.commands": {("tfpolicy.commands.admission", "tfpolicy.commands.common",
-                           "tfpolicy.commands.scope")},
-}
-
-
+GROUND = ("tfpolicy.errors", "tfpolicy.findings", "tfpolicy.edits")
 def module_graph(package: Path) -> Graph:
     """Each module of ``package`` (a folder) and the modules of it that it imports."""
     names = {_dotted(p, package.parent): p for p in package.rglob("*.py")
@@ -184,22 +164,15 @@ GRAPH = module_graph(PACKAGE)
 
 def test_no_cycles_between_the_modules_of_a_package() -> None:
     for package in sorted({room(m) for m in GRAPH if m.count(".") > 1}):
-        assert cycles(within(GRAPH, package)) == LATER_INSIDE.get(package, set()), package
+        assert cycles(within(GRAPH, package)) == set(), package
 
 
-def test_no_cycles_between_packages_but_those_through_the_shared_edits() -> None:
-    found = cycles(package_graph(GRAPH))
-    allowed = THROUGH_EDITS | LATER_BETWEEN
-    assert (found - allowed, allowed - found) == (set(), set())  # (new, gone: delist them)
-
-
-def test_the_allowed_cycles_go_once_the_edits_stand_on_the_ground_floor() -> None:
-    moved = cycles(package_graph(GRAPH, frozenset({EDITS})))
-    assert moved == LATER_BETWEEN and not moved & THROUGH_EDITS
+def test_no_cycles_between_packages() -> None:
+    assert cycles(package_graph(GRAPH)) == set()
 
 
 def test_the_ground_floor_imports_nothing_above_it() -> None:
-    assert {"tfpolicy.errors", "tfpolicy.findings", EDITS} <= GRAPH.keys()
+    assert set(GROUND) <= GRAPH.keys()
     assert above_ground(GRAPH, GROUND) == set()
 
 
@@ -240,3 +213,13 @@ def test_cycles_are_every_simple_cycle_once() -> None:
     graph = {"a": frozenset("b"), "b": frozenset("ac"), "c": frozenset("ab"), "d": frozenset("a")}
     assert cycles(graph) == {("a", "b"), ("a", "b", "c"), ("b", "c")}
     assert cycles({"a": frozenset("b"), "b": frozenset()}) == set()
+
+
+def test_the_edits_vocabulary_still_imports_from_where_it_was() -> None:
+    """Public imports stay: ``tfpolicy.rewrite.edits`` re-exports the ground floor's names,
+    and nothing inside the package imports it (that would bring the cycles back)."""
+    import tfpolicy.edits as ground
+    import tfpolicy.rewrite.edits as kept
+
+    assert all(getattr(kept, name) is getattr(ground, name) for name in kept.__all__)
+    assert not [m for m, to in GRAPH.items() if "tfpolicy.rewrite.edits" in to]

@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from tfpolicy.cli import main
+from tfpolicy.edits import format_path
 from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.rewrite.edits import format_path
 from tfpolicy.workloads import Registry, replicas_of
 from tfpolicy.workloads.finder import find_requests, shorthands
 

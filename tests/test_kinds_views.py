@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfpolicy.rewrite.edits import Edit, Op
+from tfpolicy.edits import Edit, Op
 from tfpolicy.workloads import Registry
 from tfpolicy.workloads.views import real_edits
 

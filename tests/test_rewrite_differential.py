@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import policy_set
+from tfpolicy.edits import Path, apply_edits, edited
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.rewrite.edits import Path, apply_edits, edited
 from tfpolicy.rewrite.pipeline import Options, transform
 
 GPU = "nvidia.com/gpu"

@@ -16,7 +16,7 @@ import yaml
 
 from tests.conftest import ROOT, run
 from tfpolicy import yamlio
-from tfpolicy.rewrite.edits import apply_edits
+from tfpolicy.edits import apply_edits
 
 CORPUS = sorted((ROOT / "tests" / "corpus" / "roundtrip").glob("*.yaml"))
 STAGES = ["takeover", "takeover-25", "rightsize-example", "autoscale"]

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from tests.test_yaml_fast_reader import documents
+from tfpolicy.edits import same
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import same
 from tfpolicy.yamlio import fast, screen
 from tfpolicy.yamlio.load import parse_with_libyaml
 from tfpolicy.yamlio.verify import reads_back

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import policy_set
+from tfpolicy.edits import same
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import same
 from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.rewrite.pipeline import _locator
 from tfpolicy.yamlio import rewrite_document, split_documents

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import policy_set
+from tfpolicy.edits import Edit, same
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, same
 from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.yamlio import RawDoc, split_documents
 from tfpolicy.yamlio.fast import read

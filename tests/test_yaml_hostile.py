@@ -41,8 +41,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import policy_set
 from tfpolicy.cli import main
+from tfpolicy.edits import apply_edits, same
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import apply_edits, same
 from tfpolicy.rewrite.engine import DocContext, plan_document
 from tfpolicy.yamlio import fast, screen, split_documents
 from tfpolicy.yamlio.load import Parsed, is_mapping_node, parse_with_libyaml

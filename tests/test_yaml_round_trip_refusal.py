@@ -9,8 +9,8 @@ import sys
 import pytest
 from ruamel.yaml.error import YAMLError
 
+from tfpolicy.edits import Edit, Op
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, Op
 from tfpolicy.yamlio import rewrite_document, split_documents, verify
 from tfpolicy.yamlio.load import parse_document
 
@@ -55,7 +55,7 @@ def test_a_document_the_splice_writes_does_not_load_ruamel() -> None:
     code = ("import sys\n"
             "from tfpolicy.yamlio import load_rewriter, rewrite_document, split_documents\n"
             "from tfpolicy.yamlio.load import parse_document\n"
-            "from tfpolicy.rewrite.edits import Edit, Op\n"
+            "from tfpolicy.edits import Edit, Op\n"
             "load_rewriter()\n"
             "raw = split_documents('kind: ConfigMap\\nmetadata:\\n  name: x\\n')[0]\n"
             "parsed = parse_document(raw.text, file='f', line=raw.line)\n"

@@ -29,6 +29,12 @@ from tfpolicy.gpus.resources import Provider
 DEFAULT_POOL_ANNOTATION = "tensor-fusion.ai/is-default-pool"
 T = TypeVar("T")
 KINDS = frozenset({"ProviderConfig", "WorkloadProfile", "GPUResourceQuota", "GPUPool", "GPU"})
+GROUP = "tensor-fusion.ai/"
+
+
+def is_operator_object(obj: Mapping[str, Any]) -> bool:
+    """One of the operator's objects this simulation reads (``KINDS``, TensorFusion's group)."""
+    return obj.get("kind") in KINDS and str(obj.get("apiVersion", "")).startswith(GROUP)
 
 
 @dataclass(frozen=True, slots=True)

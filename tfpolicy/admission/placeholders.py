@@ -11,9 +11,9 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.rewrite.edits import Path, format_path
 
 # envsubst/shell (`$GPUS`, `${GPUS}`) or Go template (`{{ .gpus }}`) syntax left unrendered.
 _PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_]|\{\{")

@@ -20,9 +20,10 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_objects, webhook_config
 from tfpolicy.admission import Pool as WebhookPool
-from tfpolicy.admission.objects import KINDS
+from tfpolicy.admission.objects import is_operator_object
 from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.commands.common import OPERATOR_HELP, decide
+from tfpolicy.edits import Path as EditPath
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
@@ -30,10 +31,8 @@ from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
 from tfpolicy.plan.webhook import with_hami
 from tfpolicy.policy.model import Policy
-from tfpolicy.rewrite.edits import Path as EditPath
 from tfpolicy.rewrite.engine import objects
 
-_GROUP = "tensor-fusion.ai/"
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -128,7 +127,7 @@ def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Docum
 
 def _operator_found(docs: list[Document]) -> list[Found]:
     return [Found(doc.file, obj) for doc in docs for _, obj in objects(doc.data)
-            if obj.get("kind") in KINDS and str(obj.get("apiVersion", "")).startswith(_GROUP)]
+            if is_operator_object(obj)]
 
 
 def _pools(given: tuple[WebhookPool, ...],

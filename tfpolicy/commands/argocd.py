@@ -18,8 +18,8 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.commands.manifest import not_kubernetes
-from tfpolicy.commands.scope import loaded_policies
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.stream import write_out
 from tfpolicy.findings import Finding, has_errors
 from tfpolicy.hosts.appsource import Source, check_links, dependencies, render

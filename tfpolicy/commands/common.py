@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 import click
 
 from tfpolicy.commands.progress import QUIET
-from tfpolicy.commands.scope import Scope, Scopes, Unscoped, loaded_policies
+from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.project import lookup
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.hosts.hook import hook_argv

@@ -16,9 +16,9 @@ from pathlib import Path
 import click
 
 from tfpolicy.commands.common import decide, emit_findings
-from tfpolicy.commands.scope import loaded_policies
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
+from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.sources import STDIN, read_text
 from tfpolicy.files.stream import write_out
 from tfpolicy.findings import has_errors

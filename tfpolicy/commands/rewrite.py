@@ -16,12 +16,12 @@ from tfpolicy.commands.common import Run, named
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
+from tfpolicy.edits import Edit, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.hosts.hook import hook_files
 from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.edits import Edit, format_path
 from tfpolicy.rewrite.engine import Change, objects, resource_ref
 from tfpolicy.rewrite.pipeline import FileResult, Markers, Options, transform
 from tfpolicy.stages.common import TF

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.project import lookup
-from tfpolicy.files.sources import load_policy_set
-from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
+from tfpolicy.policy.config import Given, ProjectConfig, configure
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -69,22 +68,6 @@ class Scopes:
             self._loaded[config.path] = Scope(loaded_policies(decided),
                                               Options(decided.namespace, self.explain))
         return self._loaded[config.path]
-
-
-def loaded_policies(decided: Configuration) -> PolicySet:
-    """The policies decided, knowing the GPU vendors the operator's ProviderConfigs list."""
-    return with_operator(load_policy_set(list(decided.policies), decided.base), decided)
-
-
-def with_operator(policies: PolicySet, decided: Configuration) -> PolicySet:
-    """``policies`` with the GPU vendors of the operator configuration decided (without
-    one: the chart's default provider, NVIDIA)."""
-    if not decided.operator:
-        return policies
-    from tfpolicy.commands.admission import cluster_webhook  # the operator's objects, read
-    providers = cluster_webhook(None, None, [], decided.operator, decided.namespace).providers
-    extra = tuple(r for p in policies.policies for r in p.gpu_resources)
-    return replace(policies, gpus=GpuResources(extra, providers))
 
 
 def chart_template(path: str) -> str:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy import yamlio
-from tfpolicy.commands.scope import loaded_policies, with_operator
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.operator import loaded_policies, with_operator
 from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.names import known_names

@@ -17,10 +17,10 @@ from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookCon
 from tfpolicy.admission import taken_over as count_taken_over
 from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
+from tfpolicy.edits import Path
 from tfpolicy.findings import ResourceRef, object_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.workloads import NotCounted, Registry, replicas_of
 from tfpolicy.workloads.views import View

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from tfpolicy.edits import get_path
 from tfpolicy.plan.units import Document, Unit
-from tfpolicy.rewrite.edits import get_path
 from tfpolicy.scheduler import Strategy, StrategyType
 
 

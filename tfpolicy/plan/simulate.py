@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
+from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.by_workload import workload_uses
@@ -32,7 +33,6 @@ from tfpolicy.plan.summary import (
 from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.plan.webhook import with_hami
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.scheduler import (
     FastAllocator,

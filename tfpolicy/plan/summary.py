@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from tfpolicy.edits import Path
 from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
 from tfpolicy.gpus import vendors
 from tfpolicy.plan.records import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.rewrite.engine import DocResult, PolicySet, objects
 from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (

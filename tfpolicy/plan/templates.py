@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tfpolicy.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.findings import Severity
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.policy.match import Subject, selects
 from tfpolicy.rewrite import cohort
-from tfpolicy.rewrite.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.rewrite.engine import (
     DocContext,
     DocResult,

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.admission.placeholders import refuse_placeholders
+from tfpolicy.edits import Path, get_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.rewrite.edits import Path, get_path
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
 from tfpolicy.workloads import NotCounted, Registry, View, replicas_of

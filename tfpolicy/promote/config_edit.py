@@ -8,8 +8,8 @@ at the same place and nothing else may differ.
 from __future__ import annotations
 
 from tfpolicy import yamlio
+from tfpolicy.edits import Edit, Op
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit, Op
 
 
 def set_policy(text: str, file: str, index: int, name: str) -> str:

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tfpolicy.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.findings import Finding, ResourceRef, Severity, object_ref
 from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Policy
 from tfpolicy.rewrite.cohort import Scope, by_workload, needed
-from tfpolicy.rewrite.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
 from tfpolicy.rewrite.owners import objects as objects
 from tfpolicy.rewrite.owners import owner_of, subject_of, unselected
 from tfpolicy.stages import layout, run_stage

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.policy.match import Subject, explain
 from tfpolicy.policy.model import Policy
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.stages.common import Note, labels_of
 
 Report = Callable[[Note, str], None]

@@ -12,10 +12,10 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
+from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.stages.keys import ENABLED as ENABLED
 from tfpolicy.stages.keys import OWN as OWN
 from tfpolicy.stages.keys import RECORDS

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
+from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.stages.record import Entries
 
 Capture = Callable[[Path, str], Layout | None]  # at a path, the Layout of a kind

@@ -14,8 +14,8 @@ from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
-from tfpolicy.rewrite.edits import clone
 from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
 from tfpolicy.stages.layout import reorder

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.resources import HAMI, MIG_PREFIX, Hami, vendor_of
 from tfpolicy.policy.model import Resources, Settings
-from tfpolicy.rewrite.edits import clone
 from tfpolicy.stages.common import (
     TF,
     Note,

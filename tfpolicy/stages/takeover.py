@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.resources import HAMI, MIG_PREFIX
 from tfpolicy.policy.model import Settings
-from tfpolicy.rewrite.edits import clone
 from tfpolicy.stages.common import Note, StageContext, gpu_usage
 from tfpolicy.stages.hami import refusal
 from tfpolicy.stages.keys import ENABLED, ISOLATION

@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.rewrite.edits import Path, get_path
+from tfpolicy.edits import Path, get_path
 from tfpolicy.verify.snapshot import controller_of, meta
 
 REPLICA_TYPE = "training.kubeflow.org/replica-type"

@@ -44,8 +44,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from tfpolicy.edits import Path
 from tfpolicy.gpus.vendors import accelerator
-from tfpolicy.rewrite.edits import Path
 from tfpolicy.workloads.shapes import ANY, Shape, Slot
 from tfpolicy.workloads.views import Move, View, shape_view
 

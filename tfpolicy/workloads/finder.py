@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tfpolicy.edits import Path, format_path
 from tfpolicy.gpus.quantity import is_quantity
 from tfpolicy.gpus.vendors import accelerator
-from tfpolicy.rewrite.edits import Path, format_path
 
 _KINDS_DOC = "docs/kinds.md"
 # Shorthands a kind defines for a GPU count in its own resources block: Dynamo's

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.rewrite.edits import Path
+from tfpolicy.edits import Path
 from tfpolicy.workloads.shapes import (
     ANY,
     Pattern,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tfpolicy.rewrite.edits import Edit, Op, Path, diff
+from tfpolicy.edits import Edit, Op, Path, diff
 from tfpolicy.workloads.shapes import (
     ALWAYS,
     ANY,

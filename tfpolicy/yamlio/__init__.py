@@ -8,8 +8,8 @@ through ruamel.yaml's round-trip emitter.
 
 from __future__ import annotations
 
+from tfpolicy.edits import Edit
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.rewrite.edits import Edit
 from tfpolicy.yamlio.emit import dump_documents, scalar
 from tfpolicy.yamlio.load import (
     TEMPLATE_SYNTAX,

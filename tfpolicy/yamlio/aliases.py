@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from tfpolicy.rewrite.edits import Path, PathItem
+from tfpolicy.edits import Path, PathItem
 
 
 @dataclass(frozen=True, slots=True)

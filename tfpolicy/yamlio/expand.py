@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tfpolicy.rewrite.edits import Edit, Layout, Op, Path
+from tfpolicy.edits import Edit, Layout, Op, Path
 from tfpolicy.yamlio.aliases import Sharing, shared_below
 from tfpolicy.yamlio.rnodes import Mapping
 

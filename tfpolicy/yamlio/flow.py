@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from tfpolicy.rewrite.edits import Path
+from tfpolicy.edits import Path
 from tfpolicy.yamlio.emit import flow_text, scalar
 from tfpolicy.yamlio.expand import Doc
 from tfpolicy.yamlio.restore import reads_as

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 
-from tfpolicy.rewrite.edits import Edit, apply_edits
+from tfpolicy.edits import Edit, apply_edits
 
 _INDENT = re.compile(r"\n([ \t]+)\S")
 

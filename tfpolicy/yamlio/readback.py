@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
-from tfpolicy.rewrite.edits import same
+from tfpolicy.edits import same
 from tfpolicy.yamlio import jsondoc
 from tfpolicy.yamlio.construct import Loader
 

@@ -22,7 +22,7 @@ from typing import Any, TypeGuard
 
 import yaml
 
-from tfpolicy.rewrite.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
+from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.expand import Doc, index_of, merges
 from tfpolicy.yamlio.indent import indent_step

@@ -14,7 +14,7 @@ import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
-from tfpolicy.rewrite.edits import Edit, Op
+from tfpolicy.edits import Edit, Op
 from tfpolicy.yamlio.emit import scalar
 from tfpolicy.yamlio.indent import indent_step
 

@@ -10,7 +10,7 @@ import re
 
 import yaml
 
-from tfpolicy.rewrite.edits import Path
+from tfpolicy.edits import Path
 from tfpolicy.yamlio.expand import Doc, child, index_of
 from tfpolicy.yamlio.lines import after, eol, line_start
 

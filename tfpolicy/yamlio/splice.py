@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from tfpolicy.rewrite.edits import Edit, Op, Path, get_path
+from tfpolicy.edits import Edit, Op, Path, get_path
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfpolicy.rewrite.edits import Edit, edited
+from tfpolicy.edits import Edit, edited
 from tfpolicy.yamlio.lines import unterminated
 from tfpolicy.yamlio.load import Parsed
 from tfpolicy.yamlio.readback import reads_as

@@ -1,0 +1,47 @@
+"""A configuration's policies, knowing the GPU vendors its operator configuration lists.
+
+The operator's ProviderConfigs (``operatorConfig:`` in ``.tfpolicy.yaml`` or
+``--operator-config``) decide which accelerator resources are GPUs for every
+command (docs/policy.md); read here, at the edge, for the commands and the
+hosts alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tfpolicy import yamlio
+from tfpolicy.admission import Found, operator_objects, webhook_config
+from tfpolicy.admission.objects import is_operator_object
+from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
+from tfpolicy.gpus.resources import GpuResources, Provider
+from tfpolicy.policy.config import Configuration
+from tfpolicy.rewrite.engine import PolicySet, objects
+
+
+def loaded_policies(decided: Configuration) -> PolicySet:
+    """The policies decided, knowing the GPU vendors the operator's ProviderConfigs list."""
+    return with_operator(load_policy_set(list(decided.policies), decided.base), decided)
+
+
+def with_operator(policies: PolicySet, decided: Configuration) -> PolicySet:
+    """``policies`` with the GPU vendors of the operator configuration decided (without
+    one: the chart's default provider, NVIDIA)."""
+    if not decided.operator:
+        return policies
+    providers = operator_providers(decided.operator, decided.namespace)
+    extra = tuple(r for p in policies.policies for r in p.gpu_resources)
+    return replace(policies, gpus=GpuResources(extra, providers))
+
+
+def operator_providers(paths: tuple[str, ...], namespace: str) -> tuple[Provider, ...]:
+    """The providers the webhook knows with the operator objects in ``paths`` loaded (the
+    chart's NVIDIA provider unless one of them replaces it, as the webhook has them); a
+    malformed object is bad input located at its file."""
+    found = []
+    for file in manifest_files(paths):
+        shown = "<stdin>" if file == "-" else file
+        for data in yamlio.load_all(read_text(file), file=shown):
+            found += [Found(shown, obj) for _, obj in objects(data) if is_operator_object(obj)]
+    loaded = webhook_config({}, providers=operator_objects(found, namespace).providers)
+    return loaded.providers or ()
