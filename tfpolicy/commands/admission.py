@@ -87,6 +87,11 @@ def located(error: TfpolicyError, file: str, index: int, path: EditPath,
     return error
 
 
+def line_of(file: str, index: int, path: EditPath, kept: Mapping[str, str]) -> str:
+    """``file:line`` of ``path`` in the ``index``-th document of ``file`` (as ``located``)."""
+    return str(located(TfpolicyError(""), file, index, path, kept)).rstrip(": ")
+
+
 def read_mapping(path: str | None, what: str) -> dict[str, Any]:
     if path is None:
         return {}

@@ -21,6 +21,7 @@ from tfpolicy import yamlio
 from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.commands.admission import (
     cluster_webhook,
+    line_of,
     located,
     operator_options,
     read_documents,
@@ -47,6 +48,7 @@ from tfpolicy.plan import (
 from tfpolicy.plan.html import Inputs, as_html
 from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
+from tfpolicy.plan.twice import DefinedTwice
 from tfpolicy.policy.schema import validate
 from tfpolicy.scheduler import Inventory, SchedulerSettings
 
@@ -140,6 +142,8 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
         raise located(exc, doc.file, doc.index, exc.replicas_path, kept) from None
     except PlaceholderError as exc:
         raise located(exc, exc.file or "", exc.document, exc.path, kept) from None
+    except DefinedTwice as exc:
+        raise defined_twice(exc, kept) from None
     if tell is not None:
         sys.stderr.write("\r\033[K")  # clear the progress line before the report
     if emit_policies is not None:
@@ -147,6 +151,13 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     given = Inputs(shown, inventory, values or "", operator, paths, steps)
     _write(as_html(result, given) if fmt == "html" else _RENDER[fmt](result), output)
     return result
+
+
+def defined_twice(error: DefinedTwice, kept: Mapping[str, str]) -> TfpolicyError:
+    """The error at its second place, naming the first by file and line."""
+    where = error.second
+    shown = error.shown(lambda p: line_of(p.file, p.index, p.path, kept))
+    return located(shown, where.file, where.index, where.path, kept)
 
 
 _RENDER: dict[str, Callable[[Plan], str]] = {"text": as_text, "json": as_json, "html": as_html}

@@ -21,7 +21,12 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.common import decide
-from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
+from tfpolicy.commands.plan import (
+    defined_twice,
+    policy_documents,
+    read_inventory,
+    scheduler_settings,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import MAX_FILE_BYTES, read_text
@@ -34,6 +39,7 @@ from tfpolicy.plan import (
     model_capacities,
     parse_ladder,
 )
+from tfpolicy.plan.twice import DefinedTwice
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.scheduler import Inventory
 from tfpolicy.verify import Report, Snapshot, Verdict, snapshot_of, verify
@@ -95,7 +101,8 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     decided = decide(policies, namespace, operator)
     operator, namespace = decided.operator, decided.namespace
     policy_docs, shown = policy_documents(decided.policies, decided.base)
-    docs = read_documents(paths)
+    kept: dict[str, str] = {}
+    docs = read_documents(paths, kept)
     snapshot = live_snapshot(context, has_rollouts(docs)) if live else read_snapshots(snapshots)
     fleet = read_inventory(inventory) if inventory else _fleet(snapshot)
     webhook = cluster_webhook(values, namespaces, docs, operator, namespace,
@@ -103,7 +110,10 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
                               model_capacities(fleet))
     given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, ladder, namespace, shown,
                       scheduler_settings(values))
-    report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
+    try:
+        report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
+    except DefinedTwice as exc:
+        raise defined_twice(exc, kept) from None
     _write(_RENDER[fmt](report), output)
     return EXIT_CODES[report.verdict]
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from tfpolicy.edits import Path
 from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.plan.pods import UnitPods
 from tfpolicy.plan.records import Moved
-from tfpolicy.plan.units import Document, Unit
+from tfpolicy.plan.units import Document, Unit, copy_of, with_copy
+from tfpolicy.rewrite.cohort import SEP, generate_name_of, place
 from tfpolicy.rewrite.engine import PolicySet, objects
 from tfpolicy.stages.canary import Key, chosen
 
@@ -24,9 +26,9 @@ def moved_workloads(units: list[Unit], pods: Mapping[str, UnitPods], policies: P
     cohort = policies.cohort
     if cohort is None or not cohort.groups:
         return None
-    counted: dict[Key, bool] = {}
+    counted: dict[tuple[int, Path], bool] = {}  # per object: its document and its path there
     for unit in units:
-        key = (unit.namespace, unit.kind, unit.name or unit.generate_name)
+        key = (unit.doc, unit.base)
         counted[key] = counted.get(key, False) or pods[unit.key].tensor_fusion > 0
     rungs = {p.name: p.settings.enabled_replicas for p in policies.policies}
     picked: set[Key] = set()
@@ -41,18 +43,21 @@ def moved_workloads(units: list[Unit], pods: Mapping[str, UnitPods], policies: P
 
 
 def _names(docs: Sequence[Document], namespace: str, wanted: set[Key]) -> dict[Key, str]:
-    """The members' names as reports show them (``shown_ref``): a canary key holds an
-    object's ``generateName`` where it has no name (``tfpolicy.rewrite.cohort.key_of``)."""
+    """The members' names as reports show them (``shown_ref``, ``#2`` for the second run
+    of one ``generateName``): a canary key holds a nameless object's ``generateName`` and
+    its place (``tfpolicy.rewrite.cohort.key_of``)."""
     found: dict[Key, str] = {}
+    seen: dict[str, int] = {}
     for doc in docs:
-        for _, obj in objects(doc.data):
-            ref = object_ref(obj)
-            key = (ref.namespace or namespace, ref.kind, ref.name or ref.generateName)
+        for base, obj in objects(doc.data):
+            ref, copy = object_ref(obj), copy_of(obj, namespace, seen)
+            name = ref.name or f"{ref.generateName}{SEP}{place(doc.file, doc.index, base)}"
+            key = (ref.namespace or namespace, ref.kind, name)
             if key in wanted:
-                found.setdefault(key, shown_ref(obj, namespace))
+                found.setdefault(key, with_copy(shown_ref(obj, namespace), copy))
     return found
 
 
 def _shown(key: Key) -> str:
     namespace, kind, name = key
-    return f"{kind}/{namespace}/{name or '(no name)'}"
+    return f"{kind}/{namespace}/{generate_name_of(key) or name or '(no name)'}"

@@ -31,6 +31,7 @@ from tfpolicy.plan.summary import (
     summarize,
 )
 from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
+from tfpolicy.plan.twice import refuse_twice
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.plan.webhook import with_hami
 from tfpolicy.rewrite.engine import PolicySet
@@ -131,6 +132,7 @@ def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput,
     if left_out is not None:
         left_out.extend(f"{s.key}: not simulated: {s.reason}" for s in skipped
                         if _uses_gpu(s.template, policies))
+    refuse_twice(docs, found)
     total = 0
     for unit in found:
         total += unit.replicas

@@ -17,8 +17,9 @@ with that key, so a document is planned again only when the key changes.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from tfpolicy.edits import Edit, Path, apply_edits, get_path
@@ -57,8 +58,11 @@ class StepCache:
             self.matching, self.selecting, self.last, self.templates = matching, {}, {}, {}
 
 
-def _nowhere(path: Path) -> tuple[int, int]:
-    return 0, 0
+def _numbered(doc: Document) -> Callable[[Path], tuple[int, int]]:
+    """Where the engine places what it finds in ``doc``: the plan parses documents without
+    their lines, so each is placed at its number, which keeps nameless objects apart
+    (``tfpolicy.rewrite.cohort.place``) as ``input_cohort`` does."""
+    return lambda _: (doc.index, 0)
 
 
 def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> PolicySet:
@@ -67,8 +71,8 @@ def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> P
     scope = canary_scope(policies)
     if scope is None:
         return policies
-    return with_cohort(policies, [m for doc in docs for m in cohort.members(doc.data, scope,
-                                                                            namespace)])
+    return with_cohort(policies, [m for doc in docs for m in cohort.members(
+        doc.data, scope, namespace, partial(cohort.place, doc.file, doc.index))])
 
 
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,
@@ -105,7 +109,7 @@ def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
              cache: StepCache | None) -> tuple[DocResult, bool]:
     """``plan_document``, or its last result when nothing it depends on changed (True)."""
     if cache is None:
-        return plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
+        return plan_document(doc.data, policies, DocContext(doc.file, doc.index, _numbered(doc),
                                                            namespace)), False
     if number not in cache.selecting:
         cache.selecting[number] = _selecting(doc, policies, namespace)
@@ -114,7 +118,7 @@ def _planned(number: int, doc: Document, policies: PolicySet, namespace: str,
     last = cache.last.get(number)
     if last is not None and last[0] == key:
         return last[1], True
-    result = plan_document(doc.data, policies, DocContext(doc.file, doc.index, _nowhere,
+    result = plan_document(doc.data, policies, DocContext(doc.file, doc.index, _numbered(doc),
                                                          namespace))
     cache.last[number] = (key, result)
     return result, False

@@ -57,6 +57,7 @@ class Unit:
     strategy: Strategy | None
     shaped: Shaped | None = None  # None: a whole pod template at ``path``
     generate_name: str = ""  # the prefix the API server names it by, when it has no name
+    base: Path = ()  # the object's path in its document (``()``: the document is the object)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,8 @@ def _unit(obj: Mapping[str, Any], doc: int, base: Path, which: tuple[int, View],
     shaped = None if view.meta is None else Shaped(base, index, view)
     return Unit(key, kind, ns, name, doc, base + view.path,
                 daemon_replicas if replicas is None else replicas,
-                strategy_of(obj, source.file, view.path), shaped, object_ref(obj).generateName)
+                strategy_of(obj, source.file, view.path), shaped, object_ref(obj).generateName,
+                base)
 
 
 def template_label(path: Path) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Match, Policy, Settings, Stage
@@ -50,9 +51,11 @@ def needed(policies: Iterable[Policy]) -> bool:
                for s in (p.settings, *(o.settings for o in p.overrides)))
 
 
-def members(data: Any, scope: Scope, namespace: str) -> Iterator[canary.Member]:
-    """The covered workloads of one document, as the engine would find them."""
-    for _, obj in objects(data):
+def members(data: Any, scope: Scope, namespace: str,
+            where: Callable[[Path], str] = lambda _: "") -> Iterator[canary.Member]:
+    """The covered workloads of one document, as the engine would find them; ``where``: the
+    ``place`` of the object at a path of the document, as the engine's pass computes it."""
+    for base, obj in objects(data):
         for view in scope.registry.views(obj):
             template = view.template
             if view.refused or not scope.is_gpu(template):
@@ -66,7 +69,8 @@ def members(data: Any, scope: Scope, namespace: str) -> Iterator[canary.Member]:
             settings = owner.settings_for(partial(_matches, subject))
             if covered(subject, settings, carries_template_hash(subject.kind,
                                                                 labels_of(template))):
-                yield canary.Member(owner.name, key_of(obj, subject),
+                placed = "" if subject.name else where(base)  # a line costs a walk: if needed
+                yield canary.Member(owner.name, key_of(obj, subject, placed),
                                     canary.pinned(subject.labels))
 
 
@@ -74,23 +78,43 @@ def _matches(subject: Subject, match: Match) -> bool:
     return not misses(match, subject)
 
 
-def key_of(obj: Mapping[str, Any], subject: Subject) -> canary.Key:
-    """Namespace, kind, name; ``generateName`` for an object the API server names (an
-    Argo Workflow's), so it is not shown nameless."""
+def key_of(obj: Mapping[str, Any], subject: Subject, where: str = "") -> canary.Key:
+    """Namespace, kind, name. An object the API server names (an Argo Workflow's) has its
+    ``generateName`` and where it is written (``place``): each such document is a run of its
+    own, two runs of one manifest two workloads, ordered by their place after the prefix."""
+    if subject.name:
+        return subject.namespace, subject.kind, subject.name
     meta = obj.get("metadata")
-    made = meta.get("generateName") if isinstance(meta, Mapping) else None
-    return subject.namespace, subject.kind, subject.name or str(made or "")
+    made = str((meta.get("generateName") if isinstance(meta, Mapping) else None) or "")
+    return subject.namespace, subject.kind, f"{made}{SEP}{where}" if where else made
+
+
+SEP = "\x1f"  # between a generateName and its place in a key: no name holds it
+
+
+def place(file: str, line: int, base: Path) -> str:
+    """A nameless object's identity: its file, its line (the plan, whose documents are
+    parsed without lines, gives the document's number) and its path in its document."""
+    return f"{file}{SEP}{line:09d}{SEP}{'/'.join(str(p) for p in base)}"
+
+
+def generate_name_of(key: canary.Key) -> str:
+    """The ``generateName`` a key holds for a nameless object (else its name)."""
+    return key[2].partition(SEP)[0]
 
 
 def by_workload(cohort: canary.Cohort, owner: Policy, obj: Mapping[str, Any], subject: Subject,
-                settings: Settings, hashed: bool) -> tuple[Stage, Settings, list[Note]]:
+                settings: Settings, hashed: bool, where: Callable[[], str] = lambda: ""
+                ) -> tuple[Stage, Settings, list[Note]]:
     """The stage and settings one template gets: a covered one is moved whole (no cap) or
-    left as the user wrote it (rollback gives exactly that back), and says which."""
+    left as the user wrote it (rollback gives exactly that back), and says which; ``where``:
+    the object's ``place``, asked for a nameless object only."""
     if not covered(subject, settings, hashed):
         return owner.stage, settings, []
     assert settings.enabled_replicas is not None
     wanted = settings.enabled_replicas
-    decision = canary.decide(cohort, owner.name, key_of(obj, subject), wanted)
+    key = key_of(obj, subject, "" if subject.name else where())
+    decision = canary.decide(cohort, owner.name, key, wanted)
     message = canary.describe(decision, subject.kind)
     if decision.chosen:
         note = Note(Severity.INFO, RULE_MOVED, message)

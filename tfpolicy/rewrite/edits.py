@@ -2,6 +2,8 @@
 ``tfpolicy/edits.py``, which every layer imports (docs/layout.md)."""
 
 from tfpolicy.edits import (
+    ENTRY,
+    SHARED,
     Edit,
     Layout,
     Op,
@@ -16,5 +18,5 @@ from tfpolicy.edits import (
     same,
 )
 
-__all__ = ["Edit", "Layout", "Op", "Path", "PathItem", "apply_edits", "clone", "diff", "edited",
-           "format_path", "get_path", "same"]
+__all__ = ["ENTRY", "SHARED", "Edit", "Layout", "Op", "Path", "PathItem", "apply_edits",
+           "clone", "diff", "edited", "format_path", "get_path", "same"]

@@ -18,7 +18,7 @@ from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Policy
-from tfpolicy.rewrite.cohort import Scope, by_workload, needed
+from tfpolicy.rewrite.cohort import Scope, by_workload, needed, place
 from tfpolicy.rewrite.owners import objects as objects
 from tfpolicy.rewrite.owners import owner_of, subject_of, unselected
 from tfpolicy.stages import layout, run_stage
@@ -220,7 +220,9 @@ def _target(obj: Mapping[str, Any], base: Path, view: View, owner: Policy, subje
         notes.append(Note(Severity.WARNING, "pods-not-counted", str(exc).partition(": ")[2]))
     hashed = carries_template_hash(subject.kind, labels_of(original))
     cohort = policies.cohort or _ALONE
-    stage, settings, whole = by_workload(cohort, owner, obj, subject, settings, hashed)
+    ctx = report.ctx
+    stage, settings, whole = by_workload(cohort, owner, obj, subject, settings, hashed,
+                                         lambda: place(ctx.file, ctx.locate(base)[0], base))
     stage_ctx = StageContext(subject.kind, replicas, policies.gpus, hashed)
     target, stage_notes = run_stage(stage, original, settings, stage_ctx)
     notes += whole

@@ -6,12 +6,13 @@ the documents are parsed for it once more, and a stream is held until it is done
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 from tfpolicy import yamlio
+from tfpolicy.edits import Path
 from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.cohort import members
+from tfpolicy.rewrite.cohort import members, place
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
 from tfpolicy.rewrite.screen import parsed
 from tfpolicy.stages.canary import Member
@@ -63,6 +64,11 @@ def _members(policies: PolicySet, namespace: str, file: str,
              docs: Iterable[yamlio.RawDoc]) -> list[Member]:
     scope = canary_scope(policies)
     assert scope is not None
-    return [m for _, found in parsed(docs, policies.markers(), file)
+    return [m for raw, found in parsed(docs, policies.markers(), file)
             if found is not None and found.node is not None
-            for m in members(found.data, scope, namespace)]
+            for m in members(found.data, scope, namespace, _placed(file, raw, found))]
+
+
+def _placed(file: str, raw: yamlio.RawDoc, found: yamlio.Parsed) -> Callable[[Path], str]:
+    """The ``place`` of an object of the document, as the engine computes it (its line)."""
+    return lambda base: place(file, raw.line + yamlio.locate(found.node, base)[0], base)

@@ -46,6 +46,7 @@ class Expected:
     request: PodRequest | None  # what each TensorFusion pod reserves, per GPU
     error: str = ""  # the webhook rejects its pods
     role: str = ""  # which of its object's templates: see verify.matching
+    generate_name: str = ""  # a nameless object's prefix: its run is found in the cluster
 
     @property
     def complete(self) -> bool:
@@ -82,7 +83,8 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
         request = next((p for p in pods.pods if p.kind is PodKind.TENSOR_FUSION), None)
         role = template_role(docs[unit.doc].data, unit.path)
         workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
-                                  pods.tensor_fusion, pods.native, request, pods.error, role))
+                                  pods.tensor_fusion, pods.native, request, pods.error, role,
+                                  unit.generate_name))
     return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
 
 

@@ -15,6 +15,7 @@ from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_rol
 from tfpolicy.verify.pods import PodState, event_line, pod_state
 from tfpolicy.verify.records import PodLine, Problem, Verdict, WorkloadResult
 from tfpolicy.verify.revisions import ROLLING, replicasets, revision_problems, revisions
+from tfpolicy.verify.runs import shared_prefix, with_runs
 from tfpolicy.verify.snapshot import Snapshot, controller_of, name_of, namespace_of
 
 # The ReplicaSet, StatefulSet and Job controllers', and the Kubeflow training operator's.
@@ -30,6 +31,7 @@ def check_workloads(expected: tuple[Expected, ...], snapshot: Snapshot
     events = events_by_object(snapshot)
     owners = {(namespace_of(rs), name_of(rs)): controller_of(rs)
               for rs in snapshot.of("ReplicaSet")}
+    expected = with_runs(expected, snapshot, owners)
     by_key: dict[str, list[PodState]] = defaultdict(list)
     states: dict[str, tuple[PodState, str]] = {}
     for pod in snapshot.of("Pod"):
@@ -37,7 +39,8 @@ def check_workloads(expected: tuple[Expected, ...], snapshot: Snapshot
         key = _workload_of(pod, expected, owners)
         states[f"{namespace_of(pod)}/{state.name}"] = (state, key)
         by_key[key].append(state)
-    results = tuple(_result(e, by_key[e.key], snapshot, events) for e in expected)
+    results = tuple(_result(e, by_key[e.key], snapshot, events, shared_prefix(e, expected))
+                    for e in expected)
     return results, states
 
 
@@ -64,10 +67,10 @@ def _workload_of(pod: Mapping[str, Any], expected: tuple[Expected, ...], owners:
 
 
 def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
-            events: Events) -> WorkloadResult:
+            events: Events, shared: list[Problem]) -> WorkloadResult:
     live = [p for p in pods if p.active or p.done]  # a finished Job's pods count as taken over
     tf = sum(p.tensor_fusion for p in live)
-    problems = [p.problem for p in pods if p.problem is not None]
+    problems = shared + [p.problem for p in pods if p.problem is not None]
     problems += _rejections(expected, snapshot, events)
     problems += _unmutated(expected, [p for p in live if p.unmutated])
     problems += _seen_gpus(expected, [p for p in live if p.tensor_fusion and p.active],
