@@ -189,3 +189,18 @@ def test_the_width_is_the_one_click_reads(monkeypatch: pytest.MonkeyPatch,
     else:
         monkeypatch.setenv("COLUMNS", columns)
     assert entry._columns() == shutil.get_terminal_size().columns
+
+
+def test_apply_and_check_load_the_webhook_simulation_only_when_asked(tmp_path: Path) -> None:
+    """Without an operator configuration a run never imports the webhook's package; check
+    its traps only (admission.traps), and a ProviderConfig given reads the providers."""
+    applied = _loaded_after(["apply", "-p", "takeover", str(LLM)])
+    assert not {m for m in applied if m.startswith("tfpolicy.admission")}
+    checked = _loaded_after(["check", "-p", "takeover", str(LLM)])
+    assert "tfpolicy.admission.config" not in checked
+    provider = tmp_path / "provider.yaml"
+    provider.write_text("apiVersion: tensor-fusion.ai/v1\nkind: ProviderConfig\n"
+                        "metadata: {name: amd}\nspec: {vendor: AMD}\n")
+    given = _loaded_after(["apply", "-p", "takeover", "--operator-config", str(provider),
+                           str(LLM)])
+    assert "tfpolicy.admission.objects" in given

@@ -9,14 +9,15 @@ hosts alike.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from tfpolicy import yamlio
-from tfpolicy.admission import Found, operator_objects, webhook_config
-from tfpolicy.admission.objects import is_operator_object
-from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
-from tfpolicy.gpus.resources import GpuResources, Provider
+from tfpolicy.files.sources import load_policy_set
+from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.policy.config import Configuration
-from tfpolicy.rewrite.engine import PolicySet, objects
+from tfpolicy.rewrite.engine import PolicySet
+
+if TYPE_CHECKING:
+    from tfpolicy.gpus.resources import Provider
 
 
 def loaded_policies(decided: Configuration) -> PolicySet:
@@ -37,7 +38,17 @@ def with_operator(policies: PolicySet, decided: Configuration) -> PolicySet:
 def operator_providers(paths: tuple[str, ...], namespace: str) -> tuple[Provider, ...]:
     """The providers the webhook knows with the operator objects in ``paths`` loaded (the
     chart's NVIDIA provider unless one of them replaces it, as the webhook has them); a
-    malformed object is bad input located at its file."""
+    malformed object is bad input located at its file.
+
+    The webhook's modules are imported here: a command given no operator configuration,
+    most starts, needs none of them (docs/speed.md).
+    """
+    from tfpolicy import yamlio
+    from tfpolicy.admission import Found, operator_objects, webhook_config
+    from tfpolicy.admission.objects import is_operator_object
+    from tfpolicy.files.sources import manifest_files, read_text
+    from tfpolicy.rewrite.engine import objects
+
     found = []
     for file in manifest_files(paths):
         shown = "<stdin>" if file == "-" else file
