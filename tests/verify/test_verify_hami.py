@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.test_hami_plan_renamed import FLEET, INVENTORY, POLICY, RENAMED
+from tests.plan.test_hami_plan_renamed import FLEET, INVENTORY, POLICY, RENAMED
 from tfpolicy.commands.admission import cluster_webhook, read_documents
 from tfpolicy.commands.plan import policy_documents, read_inventory
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities
