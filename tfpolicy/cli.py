@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 # ``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more, or no
-# terminal): tests/test_startup.py holds the two the same.
+# terminal): tests/commands/test_startup.py holds the two the same.
 HELP = (
     "Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n"
     "\n"

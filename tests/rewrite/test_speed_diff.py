@@ -14,8 +14,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tfpolicy import edits
 from tfpolicy.edits import _surely_same, diff
-from tfpolicy.rewrite import edits
 
 SCALARS = st.one_of(st.sampled_from([0, 1, -1, 0.0, -0.0, 1.0, True, False, None, "", "1",
                                      "true", math.nan, math.inf]),

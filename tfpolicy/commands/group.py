@@ -2,7 +2,7 @@
 exceptions into exit codes (DESIGN §3).
 
 ``tfpolicy --help`` lists every command with its summary from ``SUMMARIES``,
-so listing them imports none of them (tests/test_startup.py holds the listing to the one
+so listing them imports none of them (tests/commands/test_startup.py holds the listing to the one
 the commands themselves give).
 """
 
@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 # The first paragraph of each command's help: ``tfpolicy --help`` lists the commands
-# without importing them (tests/test_startup.py holds each to the command's own).
+# without importing them (tests/commands/test_startup.py holds each to the command's own).
 SUMMARIES: dict[str, str] = {
     "admission": "Simulate the TensorFusion webhook on every pod template; exit 1 if any pod "
                  "is rejected.",

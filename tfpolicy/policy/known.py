@@ -1,5 +1,5 @@
 """Documents known to satisfy their schema: the built-in policies, validated when the
-package is tested (tests/test_startup.py) instead of at every start.
+package is tested (tests/commands/test_startup.py) instead of at every start.
 
 A fingerprint covers the schema's name and bytes and the document's data, so a changed
 schema or a changed document is validated like any other: only the saving is lost, and

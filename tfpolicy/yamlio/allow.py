@@ -5,7 +5,7 @@ documents the engine need not read) only when every rule below holds; any
 other document goes to libyaml, the authority. The list is positive: what is
 not named here is libyaml's, so a difference between the two readers that
 nobody has found yet falls on libyaml's side as long as it involves anything
-beyond this list. The property test ``tests/test_yaml_hostile.py`` draws
+beyond this list. The property test ``tests/yamlio/test_yaml_hostile.py`` draws
 documents full of what is left out (and of what is let in) and checks that
 whatever the fast path takes, libyaml takes too and reads alike, types
 included.
