@@ -204,3 +204,16 @@ def test_apply_and_check_load_the_webhook_simulation_only_when_asked(tmp_path: P
     given = _loaded_after(["apply", "-p", "takeover", "--operator-config", str(provider),
                            str(LLM)])
     assert "tfpolicy.admission.objects" in given
+
+
+def test_a_small_check_loads_no_pool_no_framework_table_and_no_webhook_diff() -> None:
+    """One Deployment without a vram-limit: no worker pool, no git, no frameworks' tables
+    (only their check, which finds no limit), no change records of the webhook's diff."""
+    checked = _loaded_after(["check", "-p", "takeover", str(LLM)])
+    assert not {m for m in checked if m.startswith(("multiprocessing", "subprocess"))}
+    assert "tfpolicy.frameworks.traps" in checked
+    assert not {"tfpolicy.frameworks.detect", "tfpolicy.frameworks.sizing",
+                "tfpolicy.frameworks.table", "tfpolicy.admission.diff",
+                "tfpolicy.admission.records"} & checked
+    applied = _loaded_after(["apply", "-p", "takeover", str(LLM)])
+    assert not {m for m in applied if m.startswith(("multiprocessing", "subprocess"))}

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.diff import join_path
 from tfpolicy.admission.keys import NO_CONTROLLER
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.frameworks.traps import pool_traps
@@ -51,11 +50,17 @@ class _Pod:
     pod_template_hash: bool
 
 
+# join_path is imported where a trap is found: a template that has none never loads the
+# webhook's diff and its change records.
 def _ann(name: str) -> str:
+    from tfpolicy.admission.diff import join_path
+
     return join_path(join_path("metadata", "annotations"), name)
 
 
 def _label(name: str) -> str:
+    from tfpolicy.admission.diff import join_path
+
     return join_path(join_path("metadata", "labels"), name)
 
 
@@ -91,6 +96,8 @@ def _automigration_shared(pod: _Pod) -> Iterator[Trap]:
         return
     if not pod.gpu_containers or not any(k in pod.annotations for k in _FRACTIONAL):
         return
+    from tfpolicy.admission.diff import join_path
+
     for index, resource in pod.gpu_containers:
         yield Trap("automigration-reapplies-shared", (
             f"{resource} is still requested and {keys.ENABLED} is not set: only auto-migration "

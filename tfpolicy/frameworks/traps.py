@@ -15,11 +15,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tfpolicy.frameworks.detect import Found, detect
-from tfpolicy.frameworks.sizing import GIB, OVERHEAD, SEQUENCES, Given, need
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+
+if TYPE_CHECKING:
+    from tfpolicy.frameworks.detect import Found
+
+# The frameworks' tables (detect, sizing) are imported where a template has a vram-limit
+# to check them against: a run on templates without one never loads them.
 
 _PREFIX = "tensor-fusion.ai/"
 # vLLM refuses to start when one sequence of --max-model-len does not fit its KV cache
@@ -55,6 +59,8 @@ def _frameworks(template: Mapping[str, Any], annotations: Mapping[str, Any]) -> 
     listed = spec.get("containers") if isinstance(spec, Mapping) else None
     if not isinstance(listed, list):
         return []
+    from tfpolicy.frameworks.detect import detect
+
     named = {n.strip() for n in str(annotations.get(_PREFIX + "inject-container", "")).split(",")
              if n.strip()}
     found = []
@@ -72,6 +78,8 @@ def _frameworks(template: Mapping[str, Any], annotations: Mapping[str, Any]) -> 
 def _soft(found: Found, limit: int) -> str:
     """The pool (the fraction of the limit, which the process sees as its total) below
     the model's weights, overhead and one sequence at the maximum length."""
+    from tfpolicy.frameworks.sizing import OVERHEAD
+
     least = _least(found)
     if least is None:
         return ""
@@ -97,6 +105,8 @@ def _soft(found: Found, limit: int) -> str:
 
 def _least(found: Found) -> tuple[int, str] | None:
     """Weights + overhead (+ the KV cache of one sequence at the maximum length for vLLM)."""
+    from tfpolicy.frameworks.sizing import SEQUENCES, Given, need
+
     sized = need(found, Given(), None, None)
     if isinstance(sized, str):
         return None
@@ -126,4 +136,6 @@ def _bytes(value: Any) -> int | None:
 
 
 def _gib(value: int) -> str:
+    from tfpolicy.frameworks.sizing import GIB
+
     return f"{value / GIB:.2f}Gi"

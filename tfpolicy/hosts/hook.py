@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -129,6 +128,8 @@ def _stopped(folder: str, base: str, memo: dict[str, bool]) -> bool:
 def _tracked(base: str) -> list[str] | None:
     """The YAML/JSON files git tracks under ``base`` that are there, as pre-commit names
     them; None outside a git work tree."""
+    import subprocess  # here: only a run over a whole tree asks git
+
     try:
         done = subprocess.run(["git", "--literal-pathspecs", "-c", "core.quotepath=off",
                                "ls-files", "-z", "--", base], capture_output=True, check=False)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import multiprocessing
 import os
 import signal
 import sys
@@ -161,7 +160,8 @@ def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int, *,
 
 def _forked(work: Callable[[T], R], batches: Iterator[T], count: int,
             in_worker: Callable[[], None] | None) -> Iterator[R]:
-    from concurrent.futures import Future, ProcessPoolExecutor  # here: a small run has none
+    import multiprocessing  # here, with the pool: a small run has none
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     global _work
     _work = work
