@@ -217,3 +217,17 @@ def test_a_small_check_loads_no_pool_no_framework_table_and_no_webhook_diff() ->
                 "tfpolicy.admission.records"} & checked
     applied = _loaded_after(["apply", "-p", "takeover", str(LLM)])
     assert not {m for m in applied if m.startswith(("multiprocessing", "subprocess"))}
+
+
+def test_argocd_on_a_plain_app_starts_no_renderer(tmp_path: Path) -> None:
+    """A folder of manifests is read, not rendered: no subprocess, no worker pool."""
+    (tmp_path / "all.yaml").write_text(LLM.read_text())
+    code = ("import contextlib, io, os, sys\nfrom tfpolicy.cli import main\n"
+            f"os.chdir({str(tmp_path)!r})\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            "    code = main(['argocd', 'generate'])\n"
+            "assert code in (0, None) and 'tensor-fusion' in out.getvalue(), code\n"
+            "print('\\n'.join(sorted(sys.modules)))")
+    loaded = set(_in_child(code, {**os.environ, "ARGOCD_ENV_TFPOLICY_POLICIES": "takeover"}))
+    assert "tfpolicy.hosts.appsource" in loaded
+    assert not {m for m in loaded if m.startswith(("multiprocessing", "subprocess"))}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -109,6 +108,8 @@ def _reason(stderr: bytes) -> str:
 
 
 def _run(command: list[str], folder: Path) -> Source:
+    import subprocess  # here: a plain app's files need no renderer
+
     shown = " ".join(command)
     done = subprocess.run(command, cwd=folder, capture_output=True, check=False)
     if done.returncode != 0:
