@@ -14,10 +14,9 @@ from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
-from tfpolicy.gpus import vendors
 from tfpolicy.plan.records import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
-from tfpolicy.rewrite.engine import DocResult, PolicySet, objects
+from tfpolicy.rewrite.engine import DocResult, PolicySet, gpu_requests, objects
 from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (
     Failure,
@@ -104,13 +103,7 @@ def requests_not_migrated(docs: list[Document], policies: PolicySet,
 
 
 def _unmigrated_rules(obj: Mapping[str, Any], policies: PolicySet) -> list[str]:
-    def configured(name: str) -> bool:
-        return name in policies.gpus or name in policies.hami
-
-    def is_gpu(name: str) -> bool:
-        return configured(name) or vendors.accelerator(name) is not None
-
-    requests = finder.find_requests(obj, is_gpu, finder.shorthands(obj))
+    requests, configured = gpu_requests(obj, policies)
     if not requests:
         return []
     registry = policies.registry

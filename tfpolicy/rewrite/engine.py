@@ -147,17 +147,25 @@ def _unreached(obj: Mapping[str, Any], base: Path, policies: PolicySet, ctx: Doc
     return paths
 
 
-def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
-                policies: PolicySet, ctx: DocContext, out: DocResult) -> None:
-    """Every GPU request the walk of :mod:`tfpolicy.workloads.finder` finds under no pod
-    template handled above: reported where it is, with why (DESIGN §4a)."""
+def gpu_requests(obj: Mapping[str, Any], policies: PolicySet
+                 ) -> tuple[list[finder.GpuRequest], Callable[[str], bool]]:
+    """Every GPU request the finder's walk finds in ``obj`` (the configured providers' and
+    HAMi's names, the vendor table's, the kind's shorthands), and the test of the names the
+    configuration itself counts: what tells a GPU not migrated from one not configured."""
     def configured(name: str) -> bool:
         return name in policies.gpus or name in policies.hami
 
     def is_gpu(name: str) -> bool:
         return configured(name) or vendors.accelerator(name) is not None
 
-    requests = finder.find_requests(obj, is_gpu, finder.shorthands(obj))
+    return finder.find_requests(obj, is_gpu, finder.shorthands(obj)), configured
+
+
+def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
+                policies: PolicySet, ctx: DocContext, out: DocResult) -> None:
+    """Every GPU request the walk of :mod:`tfpolicy.workloads.finder` finds under no pod
+    template handled above: reported where it is, with why (DESIGN §4a)."""
+    requests, configured = gpu_requests(obj, policies)
     if not requests:
         return
     known = finder.Known(policies.registry.knows(obj), handled, configured)
