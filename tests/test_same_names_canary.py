@@ -10,18 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.test_same_names_plan import INVENTORY  # one small fleet for both
 from tfpolicy.cli import main
 
-INVENTORY = """\
-apiVersion: tfpolicy.dev/v1alpha1
-kind: Inventory
-metadata: {name: tiny}
-spec:
-  defaultPool: pool
-  pools:
-    - name: pool
-      nodeGroups: [{name: n, count: 1, gpusPerNode: 8, model: A100_SXM_80G}]
-"""
 RUN = """\
 apiVersion: batch/v1
 kind: Job

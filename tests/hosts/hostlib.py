@@ -57,3 +57,26 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
                           cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def hooked_repo(tmp: Path, hook_repo: Path, env: dict[str, str], hooks: tuple[str, ...],
+                files: dict[str, str], args: str = "") -> Path:
+    """A committed manifest repository whose commits run ``hooks`` of ``hook_repo``
+    (installed with ``pre-commit install``, not tried); a text ``@NAME`` is that example."""
+    repo = tmp / "repo"
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        if text.startswith("@"):
+            shutil.copyfile(EXAMPLES / text[1:], repo / name)
+        else:
+            (repo / name).write_text(text)
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
+    listed = "".join(f"      - id: {hook}{args}\n" for hook in hooks)
+    (repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n{listed}")
+    git(repo, "init", "-q")
+    done = run([str(BIN / "pre-commit"), "install"], repo, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "manifests", "--no-verify")
+    return repo

@@ -11,35 +11,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hostlib import BIN, ROOT, TFPOLICY, git, run, snapshot
+from hostlib import ROOT, TFPOLICY, git, hooked_repo, run, snapshot
 
 INPUT = ROOT / "tests" / "cases" / "canary-workloads" / "input.yaml"
 JOBS = ("c", "a", "b")
 
 
 def _repo(tmp: Path, hook_repo: Path, env: dict[str, str], hook: str) -> Path:
-    repo = tmp / "repo"
     job, _, deployment = INPUT.read_text(encoding="utf-8").split("---\n")
-    (repo / "jobs").mkdir(parents=True)
-    for name in JOBS:
-        (repo / "jobs" / f"{name}.yaml").write_text(job.replace("name: finetune",
-                                                                f"name: job-{name}"))
-    (repo / "deploy.yaml").write_text(deployment)
-    (repo / "chart" / "templates").mkdir(parents=True)
-    (repo / "chart" / "Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
-    (repo / "chart" / "templates" / "job.yaml").write_text(
-        "kind: PyTorchJob\nspec: {{ .Values.spec }}\n# nvidia.com/gpu\n")
-    (repo / "tsconfig.json").write_text('{"compilerOptions": {}, // nvidia.com/gpu\n}\n')
-    (repo / ".tfpolicy.yaml").write_text("policies: [takeover-1]\n")
-    rev = git(hook_repo, "rev-parse", "HEAD").strip()
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: {hook}\n")
-    git(repo, "init", "-q")
-    done = run([str(BIN / "pre-commit"), "install"], repo, env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "manifests as written", "--no-verify")
-    return repo
+    files = {f"jobs/{name}.yaml": job.replace("name: finetune", f"name: job-{name}")
+             for name in JOBS}
+    files.update({
+        "deploy.yaml": deployment,
+        "chart/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        "chart/templates/job.yaml": "kind: PyTorchJob\nspec: {{ .Values.spec }}\n# nvidia.com/gpu\n",
+        "tsconfig.json": '{"compilerOptions": {}, // nvidia.com/gpu\n}\n',
+        ".tfpolicy.yaml": "policies: [takeover-1]\n",
+    })
+    return hooked_repo(tmp, hook_repo, env, (hook,), files)
 
 
 def _commit(repo: Path, env: dict[str, str], *files: str) -> tuple[int, str]:

@@ -7,35 +7,12 @@ session's hook repository (``conftest.py``) and commits for real.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
-from hostlib import BIN, EXAMPLES, TFPOLICY, git, run, snapshot
+from hostlib import TFPOLICY, git, hooked_repo, run, snapshot
 
 GPU = ("llm-server.yaml", "batch-jobs.yaml")
-
-
-def _repo(tmp: Path, hook_repo: Path, env: dict[str, str], hooks: tuple[str, ...],
-          files: dict[str, str], args: str = "") -> Path:
-    """A committed manifest repository whose commits run ``hooks`` (installed, not tried)."""
-    repo = tmp / "repo"
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        if text.startswith("@"):
-            shutil.copyfile(EXAMPLES / text[1:], repo / name)
-        else:
-            (repo / name).write_text(text)
-    rev = git(hook_repo, "rev-parse", "HEAD").strip()
-    listed = "".join(f"      - id: {hook}{args}\n" for hook in hooks)
-    (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n{listed}")
-    git(repo, "init", "-q")
-    done = run([str(BIN / "pre-commit"), "install"], repo, env)
-    assert done.returncode == 0, done.stdout + done.stderr
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "manifests", "--no-verify")
-    return repo
 
 
 def _commit(repo: Path, env: dict[str, str], message: str) -> tuple[int, str]:
@@ -75,7 +52,7 @@ def _would(out: str) -> set[str]:
 
 def _at_stage(tmp: Path, hook_repo: Path, env: dict[str, str], hooks: tuple[str, ...],
               args: str = "") -> Path:
-    repo = _repo(tmp, hook_repo, env, hooks, _app("takeover-1"), args)
+    repo = hooked_repo(tmp, hook_repo, env, hooks, _app("takeover-1"), args)
     done = subprocess.run([str(TFPOLICY), "fix", "apps/serving", "apps/training"], cwd=repo,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1, done.stderr
@@ -130,7 +107,7 @@ def test_changing_a_policy_file_a_config_names(hook_repo: Path, env: dict[str, s
               "metadata: {name: serving}\nspec: {stage: takeover, enabledReplicas: 1}\n")
     files = {**_app("takeover-1"), "policies/serving.yaml": policy,
              "apps/serving/.tfpolicy.yaml": "policies: [../../policies/serving.yaml]\n"}
-    repo = _repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files)
+    repo = hooked_repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files)
     subprocess.run([str(TFPOLICY), "fix", "apps/serving"], cwd=repo, check=False,
                    capture_output=True)
     git(repo, "commit", "-qam", "at one replica", "--no-verify")
@@ -152,7 +129,7 @@ def test_file_names_are_never_options(hook_repo: Path, env: dict[str, str],
     names = ("-pfoo.yaml", "--policy=x.yaml", "apps/-n/gpu.yaml")
     files = {".tfpolicy.yaml": "policies: [takeover]\n",
              **{name: "@llm-server.yaml" for name in names}}
-    repo = _repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files)
+    repo = hooked_repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files)
     for name in names:
         (repo / name).write_text((repo / name).read_text() + "\n")
     code, out = _commit(repo, env, "touch")
@@ -165,7 +142,7 @@ def test_file_names_are_never_options(hook_repo: Path, env: dict[str, str],
 def test_options_in_args_end_with_their_own_separator(hook_repo: Path, env: dict[str, str],
                                                       tmp_path: Path) -> None:
     files = {".tfpolicy.yaml": "policies: [takeover]\n", "-pfoo.yaml": "@llm-server.yaml"}
-    repo = _repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files,
+    repo = hooked_repo(tmp_path, hook_repo, env, ("tfpolicy-fix",), files,
                  args="\n        args: [-p, takeover-50, --]")
     (repo / "-pfoo.yaml").write_text((repo / "-pfoo.yaml").read_text() + "\n")
     code, out = _commit(repo, env, "half")

@@ -9,7 +9,6 @@ The repository: three PyTorchJobs, one per file, and a Deployment, under one
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.stages.test_canary_workloads import idle_operator
 from tfpolicy.cli import main
 
 INPUT = ROOT / "tests" / "cases" / "canary-workloads" / "input.yaml"
@@ -113,7 +113,7 @@ def test_plan_and_verify_expect_what_fix_wrote_file_by_file(
     assert set(moved["whole"]) == fixed - {"Deployment/serving/chat"}
     assert set(moved["waiting"]) == {"PyTorchJob/ml/job-b", "PyTorchJob/ml/job-c"}
     _, text, err = _run(capsys, "verify", "-p", "takeover", "--step", "1", "--cluster",
-                        str(_cluster(tmp_path)), "--format", "json", str(repo))
+                        str(idle_operator(tmp_path)), "--format", "json", str(repo))
     expected = {w["workload"]: w["tensorFusionPods"]["expected"]
                 for w in json.loads(text)["workloads"]}
     on_tf = {name.rsplit("/", 1)[0] if name.startswith("PyTorchJob") else name
@@ -145,19 +145,6 @@ def test_a_full_rung_reads_nothing_more(tmp_path: Path, monkeypatch: pytest.Monk
     (repo / ".tfpolicy.yaml").write_text("policies: [takeover-1]\n", encoding="utf-8")
     code, _, err = _run(capsys, "check", "jobs/b.yaml")  # the order needs it: bad input
     assert code == 2 and err.startswith("broken.yaml:3:1: error: invalid YAML"), err
-
-
-def _cluster(tmp_path: Path) -> Path:
-    """An operator with idle GPUs and no workload pod yet: verify lists what it expects."""
-    path = ROOT / "tests" / "verify" / "build_snapshots.py"
-    spec = importlib.util.spec_from_file_location("build_snapshots", path)
-    assert spec is not None and spec.loader is not None
-    builder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(builder)
-    items = [builder.gpupool(), builder.gpunode(0), *(builder.gpu(i, False) for i in range(4))]
-    out = tmp_path / "cluster.yaml"
-    out.write_text(builder.as_list(items))
-    return out
 
 
 def test_a_named_file_git_does_not_track_yet_counts(

@@ -113,7 +113,7 @@ def test_plan_counts_pods_and_workloads_per_rung(capsys: pytest.CaptureFixture[s
     assert "moved" not in steps[3]
 
 
-def _snapshot(tmp_path: Path) -> Path:
+def idle_operator(tmp_path: Path) -> Path:
     """An operator with idle GPUs and no workload pod yet: verify lists what it expects."""
     path = ROOT / "tests" / "verify" / "build_snapshots.py"
     spec = importlib.util.spec_from_file_location("build_snapshots", path)
@@ -129,7 +129,7 @@ def _snapshot(tmp_path: Path) -> Path:
 def test_verify_expects_the_chosen_workloads_whole_and_the_others_untouched(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, text, err = _run(capsys, "verify", "-p", "takeover", "--step", "1", "--cluster",
-                        str(_snapshot(tmp_path)), "--format", "json", str(INPUT))
+                        str(idle_operator(tmp_path)), "--format", "json", str(INPUT))
     expected = {w["workload"]: (w["tensorFusionPods"]["expected"], w["nativePods"]["expected"])
                 for w in json.loads(text)["workloads"]}
     assert expected == {
