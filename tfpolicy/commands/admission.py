@@ -25,6 +25,7 @@ from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.commands.common import OPERATOR_HELP, decide
 from tfpolicy.edits import Path as EditPath
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.operator import operator_found
 from tfpolicy.files.sources import load_policy_set, manifest_files, read_text
 from tfpolicy.plan.admission_report import Admitted, admit_all, namespace_labels
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
@@ -117,8 +118,8 @@ def cluster_webhook(values: str | None, namespaces: str | None, docs: list[Docum
     labels = namespace_labels(docs)
     if namespaces is not None:
         labels.update(namespace_labels(read_documents((namespaces,))))
-    given = read_documents(operator) if operator else []  # no paths would mean stdin
-    found = operator_objects(_operator_found([*docs, *given]), namespace)
+    given = operator_found(operator) if operator else []  # no paths would mean stdin
+    found = operator_objects([*_operator_found(docs), *given], namespace)
     if raw is None:
         raw = read_mapping(values, "--values")
     try:

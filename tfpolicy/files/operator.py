@@ -17,6 +17,7 @@ from tfpolicy.policy.config import Configuration
 from tfpolicy.rewrite.engine import PolicySet
 
 if TYPE_CHECKING:
+    from tfpolicy.admission import Found
     from tfpolicy.gpus.resources import Provider
 
 
@@ -43,8 +44,18 @@ def operator_providers(paths: tuple[str, ...], namespace: str) -> tuple[Provider
     The webhook's modules are imported here: a command given no operator configuration,
     most starts, needs none of them (docs/speed.md).
     """
+    from tfpolicy.admission import operator_objects, webhook_config
+
+    loaded = webhook_config({}, providers=operator_objects(operator_found(paths),
+                                                           namespace).providers)
+    return loaded.providers or ()
+
+
+def operator_found(paths: tuple[str, ...]) -> list[Found]:
+    """The operator's objects (ProviderConfig, GPUPool, …) in the files ``paths`` name,
+    each with the file it came from (``<stdin>`` for ``-``)."""
     from tfpolicy import yamlio
-    from tfpolicy.admission import Found, operator_objects, webhook_config
+    from tfpolicy.admission import Found
     from tfpolicy.admission.objects import is_operator_object
     from tfpolicy.files.sources import manifest_files, read_text
     from tfpolicy.rewrite.engine import objects
@@ -54,5 +65,4 @@ def operator_providers(paths: tuple[str, ...], namespace: str) -> tuple[Provider
         shown = "<stdin>" if file == "-" else file
         for data in yamlio.load_all(read_text(file), file=shown):
             found += [Found(shown, obj) for _, obj in objects(data) if is_operator_object(obj)]
-    loaded = webhook_config({}, providers=operator_objects(found, namespace).providers)
-    return loaded.providers or ()
+    return found
