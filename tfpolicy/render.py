@@ -121,12 +121,12 @@ def junit(findings: list[Finding], files: Sequence[str] | None = None,
     for f in sorted_findings(findings):
         by_file.setdefault(f.file or "", []).append(f)
     names = sorted(set(files or ()) | {name for name in by_file if name})
-    cases = [_junit_case(name, by_file.get(name, []), fail_on) for name in names]
+    grouped = [(name, by_file.get(name, [])) for name in names]
     if "" in by_file:
-        cases.append(_junit_case("", by_file[""], fail_on))
-    if not cases:
-        cases = ['    <testcase classname="tfpolicy" name="no files checked"/>\n']
-    failed = sum("<failure " in case for case in cases)
+        grouped.append(("", by_file[""]))
+    cases = [_junit_case(name, found, fail_on) for name, found in grouped] or [
+        '    <testcase classname="tfpolicy" name="no files checked"/>\n']
+    failed = sum(any(_fails(f, fail_on) for f in found) for _, found in grouped)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
             f'  <testsuite name="tfpolicy" tests="{len(cases)}" failures="{failed}" '
             'errors="0">\n' + "".join(cases) + "  </testsuite>\n</testsuites>\n")
@@ -138,8 +138,8 @@ def _junit_case(file: str, findings: list[Finding], fail_on: Severity) -> str:
     from xml.sax.saxutils import escape, quoteattr
 
     head = f'    <testcase classname="tfpolicy" name={quoteattr(file or "(no file)")}'
-    failing = [f for f in findings if f.rule == "would-change" or f.severity >= fail_on]
-    rest = [f for f in findings if f not in failing]
+    failing = [f for f in findings if _fails(f, fail_on)]
+    rest = [f for f in findings if not _fails(f, fail_on)]
     if not findings:
         return head + "/>\n"
     body = ""
@@ -150,6 +150,11 @@ def _junit_case(file: str, findings: list[Finding], fail_on: Severity) -> str:
     if rest:
         body += f"      <system-out>{escape(_junit_lines(rest))}</system-out>\n"
     return f"{head}>\n{body}    </testcase>\n"
+
+
+def _fails(f: Finding, fail_on: Severity) -> bool:
+    """Whether ``f`` fails its file's case: as it makes ``check`` exit 1."""
+    return f.rule == "would-change" or f.severity >= fail_on
 
 
 def _junit_lines(findings: list[Finding]) -> str:

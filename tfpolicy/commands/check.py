@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import sys
 
 import click
 
@@ -11,6 +10,7 @@ from tfpolicy.commands.common import (
     HookCommand,
     emit_findings,
     emit_not_migrated,
+    emit_report,
     engine_options,
     fail_on_option,
     jobs_option,
@@ -49,7 +49,8 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     findings += trap_findings(rewrites, run, findings)
     reported = findings + change_findings(changes)
     if run.fmt == "junit":  # one test case per checked file, clean ones passing
-        _write(junit(reported, files=[r.path for r in rewrites], fail_on=fail_on))
+        emit_report(junit(reported, files=[r.path for r in rewrites], fail_on=fail_on),
+                    err=False)
     else:
         emit_findings(reported, run.fmt, err=False)
     emit_not_migrated(findings, run.fmt)
@@ -57,11 +58,6 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
         click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)
     return ExitCode.FINDINGS if changes or fails(findings, fail_on) else ExitCode.OK
-
-
-def _write(report: str) -> None:
-    sys.stdout.write(report)
-    sys.stdout.flush()
 
 
 def _diff(rewrite: Rewrite) -> str:

@@ -215,7 +215,11 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:
-    text = FORMATS[fmt](findings)
+    emit_report(FORMATS[fmt](findings), err=err)
+
+
+def emit_report(text: str, *, err: bool) -> None:
+    """A report already rendered, written whole and flushed (nothing when empty)."""
     if text:
         stream = sys.stderr if err else sys.stdout
         stream.write(text)
