@@ -103,6 +103,17 @@ dist: $(BIN)/tfpolicy
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 
+# A binary copied into the context under a temporary name, flushed and renamed, then
+# waited for until its size reads as the source's: on some shared filesystems a file just
+# written shows a short size to the next reader for a moment, and the engine's copier
+# refuses a file that grows while it reads it ("incorrect size").
+define stage
+install -m 0755 $(1) $(2).part && sync $(2).part && mv $(2).part $(2) && \
+	want=$$(stat -Lc %s $(1)); for i in $$(seq 50); do \
+	  [ "$$(stat -c %s $(2))" = "$$want" ] && break; sleep 0.2; done; \
+	[ "$$(stat -c %s $(2))" = "$$want" ] || { echo "$(2): size never reached $$want" >&2; exit 1; }
+endef
+
 # Wheels of tfpolicy (wheel/) and of its dependencies for IMAGE_PYTHON (deps/), and the
 # sidecar's files.
 image-context: $(BIN)/tfpolicy
@@ -114,8 +125,8 @@ image-context: $(BIN)/tfpolicy
 	  --dest $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/wheel/tfpolicy-*.whl
 	rm -f $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
 	cp plugins/argocd/plugin.yaml $(IMAGE_CONTEXT)/
-	$(if $(filter-out none,$(KUBECTL_BIN)),cp $(KUBECTL_BIN) $(IMAGE_CONTEXT)/bin/kubectl)
-	$(if $(filter-out none,$(HELM_BIN)),cp $(HELM_BIN) $(IMAGE_CONTEXT)/bin/helm)
+	$(if $(filter-out none,$(KUBECTL_BIN)),$(call stage,$(KUBECTL_BIN),$(IMAGE_CONTEXT)/bin/kubectl))
+	$(if $(filter-out none,$(HELM_BIN)),$(call stage,$(HELM_BIN),$(IMAGE_CONTEXT)/bin/helm))
 
 images: image-context
 	$(PODMAN) build --build-arg PYTHON_IMAGE=$(BASE_IMAGE) \
