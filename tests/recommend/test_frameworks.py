@@ -133,3 +133,21 @@ def test_a_bad_framework_row_is_a_located_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert f"{policy}:9:" in result.stdout + result.stderr
     assert "$.spec.frameworks[0].default" in result.stdout + result.stderr
+
+
+def test_under_hard_isolation_the_warning_names_the_card_that_would_pass_the_limit(
+        tmp_path: Path) -> None:
+    """A whole A100 80GB as the limit: vLLM's 0.90 of that card is 72 GiB, inside it. What
+    the process is shown is not established, so check still warns, but claims no more than
+    the card size above which 0.90 of it passes the limit (80 ÷ 0.9 = 88.89 GiB)."""
+    policy = tmp_path / "hard.yaml"
+    policy.write_text("apiVersion: tfpolicy.dev/v1alpha1\nkind: MigrationPolicy\n"
+                      "metadata: {name: hard}\nspec:\n  stage: rightsize\n  isolation: hard\n"
+                      "  resources:\n    tflops: {request: '10', limit: '20'}\n"
+                      "    vram: {request: 80Gi, limit: 80Gi}\n", encoding="utf-8")
+    result = tfpolicy("check", "-p", str(policy), str(EXAMPLE / "vllm-small-model.yaml"))
+    warned = [x for x in result.stdout.splitlines() if "(webhook-framework-pool)" in x]
+    assert len(warned) == 2, result.stdout
+    for line in warned:
+        assert "is not established: if it is the card, the pool exceeds the vram-limit " \
+               "80.00Gi on any card larger than 88.89Gi;" in line

@@ -144,3 +144,31 @@ def test_the_recommended_limits_do_not_starve_the_pool(tmp_path: Path) -> None:
     shipped = tfpolicy("check", "-p", "rightsize-example", str(ROOT / "examples" / "manifests"))
     assert "Deployment/ml-serving/llama-8b-vllm: container vllm: vram-limit 16.00Gi starves" \
         in shipped.stdout
+
+
+def test_plan_warns_when_a_limit_starves_the_pool(tmp_path: Path) -> None:
+    """plan says it at the step that rolls the starved workload; recommend's own limits,
+    planned, do not."""
+    inventory = str(ROOT / "examples" / "inventory.yaml")
+    manifests = str(ROOT / "examples" / "manifests")
+    shipped = tfpolicy("plan", "-p", "rightsize-example", "--inventory", inventory, manifests)
+    assert shipped.returncode == 0, shipped.stdout + shipped.stderr
+    steps = shipped.stdout.split("\n\nstep ")
+    starved = [s.split(":", 1)[0] for s in steps if "starves" in s]
+    assert starved and all("rightsize" in name for name in starved), shipped.stdout
+    assert ("  warning: Deployment/ml-serving/llama-8b-vllm: container vllm: vram-limit "
+            "16.00Gi starves a pre-allocating framework: vLLM (--gpu-memory-utilization 0.90) "
+            "takes 0.9 × the limit = 14.40Gi") in shipped.stdout
+    # only a step that puts the workload on TensorFusion with the limit warns: takeover's
+    # whole cards do not
+    assert not any("starves" in s for s in steps if s.split(":", 1)[0].endswith(
+        ("takeover-1", "takeover-25", "takeover-50", "takeover")))
+    recommended = tfpolicy("recommend", "--metrics",
+                           str(ROOT / "examples" / "metrics" / "example-fleet-2d.json"), manifests)
+    assert recommended.returncode == 0, recommended.stderr
+    assert "vram: {request: 24680Mi, limit: 24680Mi}" in recommended.stdout
+    policy = tmp_path / "recommended.yaml"
+    policy.write_text(recommended.stdout, encoding="utf-8")
+    planned = tfpolicy("plan", "-p", str(policy), "--inventory", inventory, manifests)
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert "llama-8b-vllm" in planned.stdout and "starves" not in planned.stdout

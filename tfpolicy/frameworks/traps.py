@@ -118,11 +118,19 @@ def _least(found: Found) -> tuple[int, str] | None:
 
 
 def _hard(found: Found, limit: int) -> str:
-    share = "" if found.fraction is None else \
-        " all" if found.fraction == 1 else f" {float(found.fraction):g} of"
-    return (f"{found.framework.name} pre-allocates{share} the memory it is shown "
-            f"({found.where}); {HARD_UNKNOWN}: if it is the card, the pool exceeds the "
-            f"vram-limit {_gib(limit)}; set the framework's setting to fit the limit")
+    """What is not established, and the card size from which the pool would pass the limit:
+    a share F of the card (of what its weights leave, for TensorRT-LLM: then weights plus F
+    of the rest) is above the limit on any card larger than limit ÷ F."""
+    fraction = found.fraction
+    share = "" if fraction is None else " all" if fraction == 1 else f" {float(fraction):g} of"
+    shown = "the memory left free once its weights load" if found.framework.share == "free" \
+        else "the memory it is shown"
+    then = "its pool is sized from the card, not from the vram-limit" if fraction is None else \
+        (f"the pool exceeds the vram-limit {_gib(limit)} on any card larger than "
+         f"{_gib(math.floor(limit / fraction))}")
+    return (f"{found.framework.name} pre-allocates{share} {shown} ({found.where}); "
+            f"{HARD_UNKNOWN}: if it is the card, {then}; set the framework's setting to fit "
+            "the limit")
 
 
 def _bytes(value: Any) -> int | None:
