@@ -38,6 +38,8 @@ class _Dom(HTMLParser):
         self.steps: list[dict[str, str | None]] = []
         self.warnings: list[dict[str, str | None]] = []
         self.oversubscribed: list[dict[str, str | None]] = []
+        self.moved: list[dict[str, str | None]] = []
+        self.whole: list[dict[str, str | None]] = []
         self.tables: dict[str, list[dict[str, str | None]]] = {}
         self.bars: list[dict[str, str | None]] = []
         self.labels: list[str] = []
@@ -54,6 +56,10 @@ class _Dom(HTMLParser):
             self.body = found
         if tag == "li" and found.get("class") == "warning":
             self.warnings.append(found)
+        if tag == "li" and found.get("class") == "warning moved-whole":
+            self.whole.append(found)
+        if tag == "p" and found.get("class") == "moved":
+            self.moved.append(found)
         if tag == "li" and found.get("class") == "oversubscribed":
             self.oversubscribed.append(found)
         if tag == "table" and "data-workload" in found:
@@ -164,8 +170,32 @@ def test_every_warning_the_json_gives_is_under_the_verdict(tmp_path: Path) -> No
                      for o in dom.oversubscribed} == over
     verdict = dom.ids["verdict"]
     assert verdict["data-fits"] == "true" and verdict["class"] == "fits-warned"
-    assert verdict["data-warnings"] == str(len(want) + len(over))
+    assert verdict["data-warnings"] == str(len(want) + len(over) + len(dom.whole))
     assert "every step fits" in dom.text["verdict"] and "warnings" in dom.text["verdict"]
+
+
+def test_a_rung_that_moves_workloads_whole_says_so_under_the_verdict_and_in_its_step(
+        tmp_path: Path) -> None:
+    # The text's "moved whole (enabled-replicas is not enforced …)" and "wait for a later
+    # rung" lines: an Argo Workflow and a RayCluster move whole at a 1 % rung.
+    path = browser("plan")
+    report = json.loads(_warned(tmp_path, "json").stdout)
+    assert _warned(tmp_path, "html", "-o", "plan.html").returncode == 0
+    dom = _Dom()
+    dom.feed(dump_dom(path, tmp_path / "plan.html"))
+    rungs = [st for st in report["steps"] if st.get("moved")]
+    assert rungs and any(st["moved"]["whole"] for st in rungs)
+    assert [(m["data-tf"], m["data-total"], m["data-whole"], m["data-waiting"])
+            for m in dom.moved] == [
+        (str(st["moved"]["tensorFusion"]), str(st["moved"]["total"]),
+         str(len(st["moved"]["whole"])), str(len(st["moved"]["waiting"]))) for st in rungs]
+    whole = {n for st in rungs for n in st["moved"]["whole"]}
+    assert len(dom.whole) == 1 and dom.whole[0]["data-workloads"] == str(len(whole))
+    box = dom.text["warnings"]
+    assert "enabled-replicas caps that do not hold" in box
+    assert all(name in box for name in whole)
+    first = next(st for st in rungs if st["moved"]["whole"])
+    assert f"step {first['number']:02d}" in box
 
 
 def test_a_table_per_workload_says_what_the_json_says(tmp_path: Path) -> None:
