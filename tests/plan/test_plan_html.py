@@ -43,6 +43,8 @@ class _Dom(HTMLParser):
         self.tables: dict[str, list[dict[str, str | None]]] = {}
         self.bars: list[dict[str, str | None]] = []
         self.labels: list[str] = []
+        self.cells: dict[str, list[str]] = {}  # map id → its rectangles' classes
+        self._figure = ""
         self.paragraphs: list[str] = []
         self.body: dict[str, str | None] = {}
         self._open: list[str] = []
@@ -71,6 +73,10 @@ class _Dom(HTMLParser):
             self.bars.append(found)
         if tag == "p":
             self.paragraphs.append("")
+        if tag == "figure":
+            self._figure = str(found.get("id") or "")
+        if tag == "rect" and self._figure.startswith("map-"):
+            self.cells.setdefault(self._figure, []).append(str(found.get("class")))
         if found.get("id"):
             self.ids[str(found["id"])] = found
             self.text[str(found["id"])] = ""
@@ -85,6 +91,8 @@ class _Dom(HTMLParser):
             self._open.pop()
         if tag == "table":
             self._table = ""
+        if tag == "figure":
+            self._figure = ""
         self._tag = ""
 
     def handle_data(self, data: str) -> None:
@@ -238,6 +246,13 @@ def test_the_maps_are_readable_and_the_inputs_are_named(tmp_path: Path) -> None:
     names = sorted(f"{g['name']}-{i:03d}" for g in groups for i in range(g["count"]))
     assert int(str(dom.ids["map-before"]["data-cell"])) >= 16
     assert dom.labels == names + names  # every node named, in both maps
+    # One cell per GPU, so a row's GPUs can be counted: as many of each user as the JSON says.
+    report = json.loads(_plan(tmp_path, "json").stdout)
+    for ident, step in (("map-before", report["start"]), ("map-after", report["steps"][-1])):
+        cells = dom.cells[ident]
+        assert len(cells) == step["gpus"]["total"]
+        assert (cells.count("d"), cells.count("t"), cells.count("i")) == (
+            step["gpus"]["devicePlugin"], step["gpus"]["tensorFusion"], step["gpus"]["idle"])
     assert dom.text["input-policies"] == "rightsize-example"
     assert dom.text["input-inventory"] == str(EXAMPLES / "inventory.yaml")
     assert dom.text["input-manifests"] == str(EXAMPLES / "manifests")
