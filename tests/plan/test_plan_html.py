@@ -143,6 +143,8 @@ def test_chromium_renders_the_numbers_of_the_json(tmp_path: Path) -> None:
     if drained is not None:
         assert dom.text["drain-removable"] == str(drained["nodesRemovable"])
         assert dom.text["drain-bound"] == str(drained["lowerBound"])
+        assert dom.text["drain-cost"] == f"{drained['costPerHourFreed']:.2f}"  # as USD, $0.00
+        assert f"${drained['costPerHourFreed']:.2f} per hour" in dom.text["consolidation"]
     screenshot(path, page, tmp_path / "shot" / "plan.png", 2000)
 
 

@@ -179,7 +179,7 @@ def _consolidation(c: dict[str, Any] | None) -> str:
             f"<b id=\"drain-after\">{c['nodesAfter']}</b> "
             f"(<b id=\"drain-removable\">{c['nodesRemovable']}</b> removable; lower bound "
             f"<b id=\"drain-bound\">{c['lowerBound']}</b>); frees {c['gpusFreed']} GPUs and "
-            f"<b id=\"drain-cost\">{c['costPerHourFreed']}</b> USD per hour with "
+            f"<b>$<span id=\"drain-cost\">{c['costPerHourFreed']:.2f}</span></b> per hour with "
             f"{c['evictions']} evictions.</p>{listed}")
 
 
