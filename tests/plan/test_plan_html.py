@@ -38,9 +38,13 @@ class _Dom(HTMLParser):
         self.steps: list[dict[str, str | None]] = []
         self.warnings: list[dict[str, str | None]] = []
         self.oversubscribed: list[dict[str, str | None]] = []
+        self.moved: list[dict[str, str | None]] = []
+        self.whole: list[dict[str, str | None]] = []
         self.tables: dict[str, list[dict[str, str | None]]] = {}
         self.bars: list[dict[str, str | None]] = []
         self.labels: list[str] = []
+        self.cells: dict[str, list[str]] = {}  # map id → its rectangles' classes
+        self._figure = ""
         self.paragraphs: list[str] = []
         self.body: dict[str, str | None] = {}
         self._open: list[str] = []
@@ -54,6 +58,10 @@ class _Dom(HTMLParser):
             self.body = found
         if tag == "li" and found.get("class") == "warning":
             self.warnings.append(found)
+        if tag == "li" and found.get("class") == "warning moved-whole":
+            self.whole.append(found)
+        if tag == "p" and found.get("class") == "moved":
+            self.moved.append(found)
         if tag == "li" and found.get("class") == "oversubscribed":
             self.oversubscribed.append(found)
         if tag == "table" and "data-workload" in found:
@@ -65,6 +73,10 @@ class _Dom(HTMLParser):
             self.bars.append(found)
         if tag == "p":
             self.paragraphs.append("")
+        if tag == "figure":
+            self._figure = str(found.get("id") or "")
+        if tag == "rect" and self._figure.startswith("map-"):
+            self.cells.setdefault(self._figure, []).append(str(found.get("class")))
         if found.get("id"):
             self.ids[str(found["id"])] = found
             self.text[str(found["id"])] = ""
@@ -79,6 +91,8 @@ class _Dom(HTMLParser):
             self._open.pop()
         if tag == "table":
             self._table = ""
+        if tag == "figure":
+            self._figure = ""
         self._tag = ""
 
     def handle_data(self, data: str) -> None:
@@ -129,6 +143,8 @@ def test_chromium_renders_the_numbers_of_the_json(tmp_path: Path) -> None:
     if drained is not None:
         assert dom.text["drain-removable"] == str(drained["nodesRemovable"])
         assert dom.text["drain-bound"] == str(drained["lowerBound"])
+        assert dom.text["drain-cost"] == f"{drained['costPerHourFreed']:.2f}"  # as USD, $0.00
+        assert f"${drained['costPerHourFreed']:.2f} per hour" in dom.text["consolidation"]
     screenshot(path, page, tmp_path / "shot" / "plan.png", 2000)
 
 
@@ -164,8 +180,32 @@ def test_every_warning_the_json_gives_is_under_the_verdict(tmp_path: Path) -> No
                      for o in dom.oversubscribed} == over
     verdict = dom.ids["verdict"]
     assert verdict["data-fits"] == "true" and verdict["class"] == "fits-warned"
-    assert verdict["data-warnings"] == str(len(want) + len(over))
+    assert verdict["data-warnings"] == str(len(want) + len(over) + len(dom.whole))
     assert "every step fits" in dom.text["verdict"] and "warnings" in dom.text["verdict"]
+
+
+def test_a_rung_that_moves_workloads_whole_says_so_under_the_verdict_and_in_its_step(
+        tmp_path: Path) -> None:
+    # The text's "moved whole (enabled-replicas is not enforced …)" and "wait for a later
+    # rung" lines: an Argo Workflow and a RayCluster move whole at a 1 % rung.
+    path = browser("plan")
+    report = json.loads(_warned(tmp_path, "json").stdout)
+    assert _warned(tmp_path, "html", "-o", "plan.html").returncode == 0
+    dom = _Dom()
+    dom.feed(dump_dom(path, tmp_path / "plan.html"))
+    rungs = [st for st in report["steps"] if st.get("moved")]
+    assert rungs and any(st["moved"]["whole"] for st in rungs)
+    assert [(m["data-tf"], m["data-total"], m["data-whole"], m["data-waiting"])
+            for m in dom.moved] == [
+        (str(st["moved"]["tensorFusion"]), str(st["moved"]["total"]),
+         str(len(st["moved"]["whole"])), str(len(st["moved"]["waiting"]))) for st in rungs]
+    whole = {n for st in rungs for n in st["moved"]["whole"]}
+    assert len(dom.whole) == 1 and dom.whole[0]["data-workloads"] == str(len(whole))
+    box = dom.text["warnings"]
+    assert "enabled-replicas caps that do not hold" in box
+    assert all(name in box for name in whole)
+    first = next(st for st in rungs if st["moved"]["whole"])
+    assert f"step {first['number']:02d}" in box
 
 
 def test_a_table_per_workload_says_what_the_json_says(tmp_path: Path) -> None:
@@ -208,6 +248,13 @@ def test_the_maps_are_readable_and_the_inputs_are_named(tmp_path: Path) -> None:
     names = sorted(f"{g['name']}-{i:03d}" for g in groups for i in range(g["count"]))
     assert int(str(dom.ids["map-before"]["data-cell"])) >= 16
     assert dom.labels == names + names  # every node named, in both maps
+    # One cell per GPU, so a row's GPUs can be counted: as many of each user as the JSON says.
+    report = json.loads(_plan(tmp_path, "json").stdout)
+    for ident, step in (("map-before", report["start"]), ("map-after", report["steps"][-1])):
+        cells = dom.cells[ident]
+        assert len(cells) == step["gpus"]["total"]
+        assert (cells.count("d"), cells.count("t"), cells.count("i")) == (
+            step["gpus"]["devicePlugin"], step["gpus"]["tensorFusion"], step["gpus"]["idle"])
     assert dom.text["input-policies"] == "rightsize-example"
     assert dom.text["input-inventory"] == str(EXAMPLES / "inventory.yaml")
     assert dom.text["input-manifests"] == str(EXAMPLES / "manifests")

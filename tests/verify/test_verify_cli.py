@@ -131,7 +131,7 @@ def test_bad_options_are_exit_2(extra: tuple[str, ...], message: str) -> None:
     assert done.returncode == 2 and message in done.stderr and done.stdout == ""
 
 
-def _stand_in(folder: Path, operator_missing: bool = False) -> Path:
+def _stand_in(folder: Path, operator_missing: bool = False, current: str = "") -> Path:
     """A `kubectl` that records its argv and prints the snapshot part it is asked for."""
     docs = yaml.safe_load((SNAPSHOTS / "partial.yaml").read_text(encoding="utf-8"))
     parts: dict[str, Any] = {
@@ -145,6 +145,7 @@ def _stand_in(folder: Path, operator_missing: bool = False) -> Path:
     script.write_text(f"""#!/bin/sh
 echo "$@" >> {folder}/argv.log
 case "$*" in
+  "config current-context") {f'echo {current}' if current else 'exit 1'};;
   *gpus.tensor-fusion.ai*) {missing if operator_missing else f'cat {folder}/operator.yaml'};;
   *) cat {folder}/workloads.yaml;;
 esac
@@ -163,6 +164,24 @@ def test_live_runs_kubectl_get_with_the_context(tmp_path: Path) -> None:
         "--context prod-eu get pods,replicasets,events -A -o yaml",
         "--context prod-eu get gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,"
         "gpupools.tensor-fusion.ai -A -o yaml"]
+
+
+def test_live_names_the_current_context_it_read(tmp_path: Path) -> None:
+    log = _stand_in(tmp_path, current="prod-eu-2")
+    path = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
+    done = _run(*_verify("--live"), path=path)
+    assert done.returncode == 75, done.stderr
+    assert done.stdout.splitlines()[1].startswith(
+        "snapshot: kubectl, its current context (prod-eu-2); its latest object time ")
+    assert log.read_text().splitlines()[:2] == [
+        "get pods,replicasets,events -A -o yaml",
+        "get gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai -A -o yaml"]
+    html = _run(*_verify("--live", "--format", "html"), path=path).stdout
+    assert "kubectl, its current context (prod-eu-2)" in html
+    # A kubeconfig without a current context: the line says so, unnamed.
+    _stand_in(tmp_path)
+    unnamed = _run(*_verify("--live", "--format", "json"), path=path)
+    assert json.loads(unnamed.stdout)["snapshot"]["source"] == "kubectl, its current context"
 
 
 def test_live_without_the_operator_crds_says_so(tmp_path: Path) -> None:

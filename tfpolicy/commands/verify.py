@@ -119,10 +119,31 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
 
 
 def snapshot_source(files: tuple[str, ...], live: bool, context: str | None) -> str:
-    """Where the snapshot came from, as the report names it."""
+    """Where the snapshot came from, as the report names it: with --live and no --context,
+    the kubeconfig's current context by name when kubectl tells it."""
+    if live and context:
+        return f"kubectl --context {context}"
     if live:
-        return f"kubectl --context {context}" if context else "kubectl, its current context"
+        current = _current_context()
+        return f"kubectl, its current context ({current})" if current else (
+            "kubectl, its current context")
     return ", ".join("<stdin>" if f == "-" else f for f in files)
+
+
+def _current_context() -> str:
+    """``kubectl config current-context``, or "" when it says nothing usable (a name is one
+    line, no longer than a Kubernetes name)."""
+    program = shutil.which("kubectl")
+    if program is None:
+        return ""
+    try:
+        done = subprocess.run([program, "config", "current-context"], capture_output=True,
+                              timeout=_KUBECTL_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    name = done.stdout.decode("utf-8", "replace").strip()
+    usable = done.returncode == 0 and 0 < len(name) <= 253 and name.isprintable()
+    return name if usable else ""
 
 
 _RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,

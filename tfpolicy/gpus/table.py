@@ -254,15 +254,21 @@ def rows() -> tuple[GpuInfo, ...]:
 
 
 def nearest(name: str, count: int = 3) -> tuple[str, ...]:
-    """The model names closest to ``name``: those of the same chip first (``H100`` for
-    ``H100_SXM_80G``, not ``A100_SXM_80G``, which differs by one letter), then by likeness;
-    separators and case do not count."""
+    """The model names closest to ``name``, which may be a model name or a device's full name
+    (``Tesla T4``, ``NVIDIA H100 80GB HBM3``): those of the same chip first (``H100`` for
+    ``H100_SXM_80G``, not ``A100_SXM_80G``, which differs by one letter), then by likeness to
+    the model or full name; separators, case and a leading vendor word do not count."""
     from difflib import SequenceMatcher  # here: only an unknown model needs it
 
-    wanted = _plain(_keys(name)[-1])
-    chip = _chip(wanted)
-    scored = sorted((_chip(_plain(m)) != chip, -SequenceMatcher(None, wanted, _plain(m)).ratio(),
-                     m) for m in known_models())
+    wanted = _keys(name)[-1]
+    plain, chip = _plain(wanted), _chip(wanted)
+    scored = []
+    for info in rows():
+        names = (info.model.lower(), *_keys(info.full_name))
+        same = chip != "" and chip in {_chip(n) for n in names}
+        like = max(SequenceMatcher(None, plain, _plain(n)).ratio() for n in names)
+        scored.append((not same, -like, info.model))
+    scored.sort()
     return tuple(m for other, minus, m in scored[:count] if not other or -minus >= 0.6)
 
 
@@ -270,10 +276,14 @@ def _plain(name: str) -> str:
     return re.sub(r"[\s_-]+", "", name.lower())
 
 
-def _chip(plain: str) -> str:
-    """The leading letters and digits: ``h100`` of ``h100sxm80g``, ``rtx4090``."""
-    found = re.match(r"[a-z]*\d*", plain)
-    return found.group(0) if found else ""
+def _chip(name: str) -> str:
+    """The chip a name is of: the letters and digits leading its first word with a digit
+    (``h100`` of ``h100_sxm_80g`` and of ``h100 80gb hbm3``, ``t4`` of ``tesla t4``)."""
+    for word in re.split(r"[\s_-]+", name.lower()):
+        found = re.match(r"[a-z]*\d+", word)
+        if found:
+            return found.group(0)
+    return ""
 
 
 def unknown_model(given: str, path: str) -> str:

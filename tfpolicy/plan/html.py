@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from tfpolicy.plan.html_figures import maps, saving
+from tfpolicy.plan.html_moved import moved_whole, step_part, warning_item
 from tfpolicy.plan.html_tables import Inputs, inputs, workloads
 from tfpolicy.plan.records import Plan
 from tfpolicy.plan.render import cost_change, plan_dict
@@ -36,7 +37,7 @@ position:relative}
 .bar span{position:absolute;left:0;top:0;height:10px;background:#3367d6}
 .bar span.limit{background:none;border-right:2px solid #e8710a}
 .d{fill:#7b1fa2}.t{fill:#2e7d32}.i{fill:#e0e0e0}.legend rect{stroke:#999}
-text{font:11px system-ui,sans-serif}text.small{fill:#555}
+text{font:11px system-ui,sans-serif}text.small{fill:#555}span.small{color:#555}
 .maps{display:flex;gap:2em;flex-wrap:wrap}svg{border:1px solid #ccc;max-width:100%;height:auto}
 figure{margin:1em 0;max-width:100%}
 section.step{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
@@ -44,10 +45,11 @@ section.step{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 #warnings h3{margin:.8em 0 .2em}li.warning,li.oversubscribed{margin:.3em 0}
 .workloads{display:flex;flex-wrap:wrap;gap:1em 2em}
 """
+_CAPS = "enabled-replicas caps that do not hold"
 _KINDS = (  # what a warning is about, by the words it uses
     ("GPU requests not migrated or not simulated", ("not simulated", "not migrated",
                                                     "refused", "HAMi")),
-    ("enabled-replicas caps that do not hold", ("enabled-replicas",)),
+    (_CAPS, ("enabled-replicas",)),
     ("other warnings", ()),
 )
 
@@ -74,7 +76,8 @@ def as_html(plan: Plan, given: Inputs | None = None) -> str:
 
 def _header(data: dict[str, Any], steps: list[dict[str, Any]]) -> str:
     s = data["summary"]
-    count = len(_grouped(steps)) + sum(bool(st["oversubscribedGpus"]) for st in steps)
+    count = (len(_grouped(steps)) + sum(bool(st["oversubscribedGpus"]) for st in steps)
+             + bool(moved_whole(steps)[0]))
     if not data["fits"]:
         verdict, css = "a step does not fit", "does-not-fit"
     elif count:
@@ -123,13 +126,15 @@ def _grouped(steps: list[dict[str, Any]]) -> dict[str, tuple[list[str], list[int
 def _warnings(steps: list[dict[str, Any]]) -> str:
     groups = _grouped(steps)
     over = [st for st in steps if st["oversubscribedGpus"]]
-    if not groups and not over:
+    whole = warning_item(steps)
+    if not groups and not over and not whole:
         return ""
     parts = ["<section id=\"warnings\"><h2>Read before approving</h2>"]
     for title, _ in _KINDS:
         mine = [t for t in sorted(groups) if _kind(t) == title]
-        if mine:
-            parts.append(f"<h3>{title}</h3><ul>"
+        extra = whole if title == _CAPS else ""
+        if mine or extra:
+            parts.append(f"<h3>{title}</h3><ul>" + extra
                          + "".join(_warning(t, *groups[t]) for t in mine) + "</ul>")
     if over:
         parts.append("<h3>Limits oversubscribed</h3><ul>"
@@ -174,7 +179,7 @@ def _consolidation(c: dict[str, Any] | None) -> str:
             f"<b id=\"drain-after\">{c['nodesAfter']}</b> "
             f"(<b id=\"drain-removable\">{c['nodesRemovable']}</b> removable; lower bound "
             f"<b id=\"drain-bound\">{c['lowerBound']}</b>); frees {c['gpusFreed']} GPUs and "
-            f"<b id=\"drain-cost\">{c['costPerHourFreed']}</b> USD per hour with "
+            f"<b>$<span id=\"drain-cost\">{c['costPerHourFreed']:.2f}</span></b> per hour with "
             f"{c['evictions']} evictions.</p>{listed}")
 
 
@@ -193,6 +198,7 @@ def _step(step: dict[str, Any], seen: set[str]) -> str:
                  f"</span> TensorFusion, <span data-k=\"idle\">{gpus.get('idle', 0)}</span> idle; "
                  f"nodes in use {step['nodesInUse']}</p>")
     parts.append(_rolled(step["rolled"]))
+    parts.append(step_part(step))
     parts.append("<table>" + "".join(_pool(p) for p in step["pools"]) + "</table>")
     parts.append(_misfits(step["unschedulable"]))
     fresh = [w for w in step["warnings"] if w not in seen]

@@ -1,11 +1,12 @@
 """The plan page's pictures, inline SVG scaled to the page (``viewBox``, ``max-width``).
 
-The heat maps draw every node as a row of GPU cells, runs of the same user
-merged into one rectangle. Up to ``_LABELLED`` nodes the cells are large
-and each row carries its node's name; beyond, cells shrink and nodes wrap
-in columns, so 1,000 nodes × 8 GPUs stay one screen and a few hundred
-kilobytes. The saving figure is one bar per step: the GPUs in use (device
-plugin below, TensorFusion above), with their cost per hour on top.
+The heat maps draw every node as a row of GPU cells. Up to ``_LABELLED``
+nodes the cells are large, one rectangle per GPU so that they can be
+counted, and each row carries its node's name; beyond, cells shrink, runs
+of the same user merge into one rectangle and nodes wrap in columns, so
+1,000 nodes × 8 GPUs stay one screen and a few hundred kilobytes. The
+saving figure is one bar per step: the GPUs in use (device plugin below,
+TensorFusion above), with their cost per hour on top.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def _map(ident: str, title: str, nodes: tuple[tuple[str, str], ...]) -> str:
         if named:
             parts.append(f"<text class=\"node\" x=\"{x0}\" y=\"{y + cell - 4}\">"
                          f"{escape(node[:24])}</text>")
-        parts.extend(_runs(node, gpus, x0 + label, y, cell))
+        parts.extend(_runs(node, gpus, x0 + label, y, cell, merge=not named))
     counts = {k: sum(g.count(k) for _, g in nodes) for k in "dti"}
     data = " ".join(f"data-{name}=\"{counts[k]}\"" for k, name in
                     (("d", "device-plugin"), ("t", "tensor-fusion"), ("i", "idle")))
@@ -55,11 +56,12 @@ def _map(ident: str, title: str, nodes: tuple[tuple[str, str], ...]) -> str:
             + "".join(parts) + "</svg></figure>")
 
 
-def _runs(node: str, gpus: str, x0: int, y: int, cell: int) -> list[str]:
-    """One rectangle per run of GPUs with the same user; the node's name as its tooltip."""
+def _runs(node: str, gpus: str, x0: int, y: int, cell: int, merge: bool) -> list[str]:
+    """One rectangle per GPU, or per run of GPUs with the same user when ``merge``; the
+    node's name as its tooltip."""
     rects, start = [], 0
     for i in range(1, len(gpus) + 1):
-        if i == len(gpus) or gpus[i] != gpus[start]:
+        if i == len(gpus) or gpus[i] != gpus[start] or not merge:
             rects.append(f"<rect class=\"{gpus[start]}\" x=\"{x0 + start * cell}\" y=\"{y}\" "
                          f"width=\"{(i - start) * cell - 1}\" height=\"{cell - 1}\">"
                          f"<title>{escape(node)}</title></rect>")
