@@ -37,3 +37,35 @@ def test_check_reports_a_trap_on_a_kserve_predictor(tmp_path: Path,
     out = capsys.readouterr().out
     assert f"{manifest}:5:" in out and "InferenceService/ml/llama" in out
     assert "(webhook-soft-no-vram)" in out
+
+
+SPEC_NOT_A_MAP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: w, namespace: ml}
+spec:
+  template:
+    metadata:
+      labels: {app: w, tensor-fusion.ai/enabled: "true"}
+    spec:
+{spec}
+"""
+
+
+@pytest.mark.parametrize("spec", [
+    "    - containers:\n      - {name: a, resources: {limits: {nvidia.com/gpu: 1}}}",
+    "      nvidia.com/gpu",
+])
+@pytest.mark.parametrize("policy", ["takeover", "rightsize-example"])
+def test_a_template_whose_spec_is_no_map_is_reported_as_apply_does(
+        tmp_path: Path, spec: str, policy: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The trap scan read the containers of a spec that is a list or a scalar (exit 3)."""
+    manifest = tmp_path / "d.yaml"
+    manifest.write_text(SPEC_NOT_A_MAP.replace("{spec}", spec))
+    applied = main(["apply", "-p", policy, str(manifest)])
+    wanted = capsys.readouterr().err
+    checked = main(["check", "-p", policy, str(manifest)])
+    out = capsys.readouterr()
+    assert checked == applied, out
+    assert "internal error" not in out.err
+    assert all(line in out.out + out.err for line in wanted.splitlines() if "d.yaml:" in line)

@@ -169,3 +169,22 @@ def test_deep_nesting_is_one_line_and_quick(body: str, base: str, tmp_path: Path
     assert code == 2, err
     assert re.fullmatch(r"in\.yaml:\d+:\d+: error: invalid YAML: .*nesting depth\n", err), err
     assert out == ""
+
+
+@pytest.mark.parametrize("shape", ["flow", "mapping", "block"])
+@pytest.mark.parametrize("command", ["apply", "check", "fix"])
+def test_nesting_just_under_libyamls_limit_in_a_rewritten_document_is_no_crash(
+        shape: str, command: str, tmp_path: Path) -> None:
+    """998 levels: libyaml reads them, but comparing the read back, or ruamel.yaml's round
+    trip, went past Python's recursion limit (exit 3). Now it is one located line, exit 2,
+    and the file is left as it is."""
+    depth = 998
+    body = {"flow": "x: " + "[" * depth + "]" * depth + "\n",
+            "mapping": "x: " + "{a: " * depth + "1" + "}" * depth + "\n",
+            "block": "".join(f"{'  ' * d}a{d}:\n" for d in range(depth)) + "  " * depth + "v: 1\n"}
+    text = gpu() + body[shape]
+    libyaml(text)  # valid YAML
+    code, out, err, written = run(command, "rightsize-example", text, tmp_path)
+    assert code == 2, err
+    assert re.fullmatch(r"in\.yaml:\d+(:\d+)?: error: .+\n", err), err
+    assert out == "" and written == text

@@ -25,8 +25,11 @@ _INT = re.compile(r"([+-]?)0*([0-9]+)")
 
 
 def containers(pod: Mapping[str, Any], field: str = "containers") -> list[dict[str, Any]]:
-    """The pod's (init) containers, tolerating absent or null lists."""
-    spec = pod.get("spec") or {}
+    """The pod's (init) containers, tolerating absent or null lists and a spec that is no
+    mapping (the stages' located error; here it holds nothing)."""
+    spec = pod.get("spec")
+    if not isinstance(spec, Mapping):
+        return []
     return [c for c in spec.get(field) or [] if isinstance(c, dict)]
 
 

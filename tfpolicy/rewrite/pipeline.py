@@ -17,6 +17,7 @@ from tfpolicy.rewrite import firstpass, parallel, screen
 from tfpolicy.rewrite.engine import (
     Change,
     DocContext,
+    DocResult,
     Locate,
     PolicySet,
     canary_scope,
@@ -98,12 +99,20 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
             yield DocOutcome(raw.text, False, [], [], counted)
             index += counted
             continue
-        ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
-                         options.explain, Capturer(raw.text, parsed.node, file))
-        result = plan_document(parsed.data, policies, ctx)
+        result = _planned(raw, parsed, policies, file, index, options)
+        if result.edits and (sure := yamlio.confirmed(raw, parsed, file=file)) is not parsed:
+            parsed = sure
+            result = _planned(raw, parsed, policies, file, index, options)
         text = yamlio.rewrite_document(raw, parsed, result.edits, file=file)
         yield DocOutcome(text, text != raw.text, result.changes, result.findings)
         index += 1
+
+
+def _planned(raw: yamlio.RawDoc, parsed: yamlio.Parsed, policies: PolicySet, file: str,
+             index: int, options: Options) -> DocResult:
+    ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
+                     options.explain, Capturer(raw.text, parsed.node, file))
+    return plan_document(parsed.data, policies, ctx)
 
 
 @dataclass(frozen=True, slots=True)

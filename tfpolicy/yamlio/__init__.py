@@ -35,6 +35,7 @@ __all__ = [
     "Piece",
     "RawDoc",
     "cleared",
+    "confirmed",
     "decode",
     "dump_documents",
     "is_mapping_node",
@@ -65,6 +66,23 @@ def load_rewriter() -> None:
     import tfpolicy.yamlio.rnodes
     import tfpolicy.yamlio.splice
     import tfpolicy.yamlio.verify  # noqa: F401
+
+
+def confirmed(raw: RawDoc, parsed: Parsed, *, file: str) -> Parsed:
+    """``parsed`` when it is libyaml's reading of ``raw`` or reads as libyaml's data; else
+    libyaml's own reading (a located error when libyaml refuses the text).
+
+    Edits planned on rapidyaml's reading are checked against it before they are written:
+    the read back holds the new text against that reading plus the edits, so a misreading
+    in what the edits remove would pass it. libyaml reads the input too, from its parser's
+    events, and the document is planned again on libyaml's data when they differ."""
+    from tfpolicy.yamlio.load import parse_with_libyaml
+    from tfpolicy.yamlio.readback import reads_as
+    from tfpolicy.yamlio.rnodes import Mapping
+
+    if not isinstance(parsed.node, Mapping) or reads_as(raw.text, parsed.data):
+        return parsed
+    return parse_with_libyaml(raw.text, file=file, line=raw.line)
 
 
 def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,

@@ -76,7 +76,7 @@ def _constructed(text: str, intended: Any) -> bool:
         return False
     finally:
         loader.dispose()
-    return same(data, intended)
+    return _same(data, intended)
 
 
 def _expanded(text: str, intended: Any) -> bool:
@@ -84,8 +84,17 @@ def _expanded(text: str, intended: Any) -> bool:
     from tfpolicy.yamlio.load import parse_with_libyaml
 
     try:
-        return same(parse_with_libyaml(text, file="<read back>").data, intended)
+        return _same(parse_with_libyaml(text, file="<read back>").data, intended)
     except TfpolicyError:
+        return False
+
+
+def _same(data: Any, intended: Any) -> bool:
+    """``same``, with data nested near libyaml's limit (1,000 levels) deeper than Python's
+    recursion allows read as a difference: the document is refused, never a traceback."""
+    try:
+        return same(data, intended)
+    except RecursionError:
         return False
 
 

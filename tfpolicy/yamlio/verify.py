@@ -28,8 +28,10 @@ from tfpolicy.yamlio.stream import RawDoc, newline_of
 # "^" pattern is tried at every position, five times slower).
 _MARKERS = re.compile(r"\n(?:---|\.\.\.)(?=[ \t\r\n]|$)")
 # What a writer raises on layouts it cannot edit (a merged key, a flow document
-# the round trip reads as another shape): a refusal, never a traceback.
-_FALLBACK_FAILURES = (KeyError, IndexError, TypeError, ValueError, AttributeError)
+# the round trip reads as another shape, nesting near libyaml's limit of 1,000 levels
+# deeper than ruamel.yaml's recursion goes): a refusal, never a traceback.
+_FALLBACK_FAILURES = (KeyError, IndexError, TypeError, ValueError, AttributeError,
+                      RecursionError)
 
 
 def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
