@@ -20,11 +20,12 @@ import argparse
 import random
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tfpolicy.records import replace
 from tfpolicy.scheduler import (
     GPU,
     FastAllocator,

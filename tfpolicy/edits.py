@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import marshal
 import math
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from tfpolicy.records import Record, field
 
 PathItem = str | int
 Path = tuple[PathItem, ...]
@@ -25,8 +26,7 @@ class Op(Enum):
 ENTRY, SHARED = "entry", "shared"  # what a Layout's text is
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Record):
     """How something the user wrote was written, so that putting it back gives their bytes.
 
     ``kind`` says what ``text`` is: an ``ENTRY`` a stage removed or replaced
@@ -47,8 +47,7 @@ class Layout:
         return self.kind == ENTRY
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(Record):
     op: Op
     path: Path
     value: Any = None

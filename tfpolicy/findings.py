@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
+
+from tfpolicy.records import Record, replace
 
 
 class Severity(IntEnum):
@@ -18,8 +19,7 @@ class Severity(IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class ResourceRef:
+class ResourceRef(Record, order=True):
     apiVersion: str
     kind: str
     name: str
@@ -63,8 +63,7 @@ def template_ref(ref: ResourceRef, template: str = "") -> str:
     return f"{ref}/{template}" if template else str(ref)
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record):
     severity: Severity
     message: str
     rule: str

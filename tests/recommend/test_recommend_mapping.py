@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from tfpolicy.errors import TfpolicyError
@@ -11,6 +9,7 @@ from tfpolicy.recommend.core import GpuWorkload, Result, Settings, Usage, recomm
 from tfpolicy.recommend.mapping import WorkloadId, map_pods
 from tfpolicy.recommend.policy import binary, blocks
 from tfpolicy.recommend.series import Series, parse_answer
+from tfpolicy.records import replace
 
 
 def ids(*specs: str) -> list[WorkloadId]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from sched_fixtures import A100, L4, allocator, cluster
@@ -43,14 +42,3 @@ def test_unknown_pool() -> None:
     got = alloc.choose(PodRequest(name="x", pool="nope", tflops_request=1_000))
     assert isinstance(got, Unschedulable)
     assert got.message == "0/1 nodes are available: 1 no GPU of the pool."
-
-
-def test_scheduler_imports_nothing_else_from_tfpolicy() -> None:
-    for path in PACKAGE.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            for name in names:
-                assert not name.startswith("tfpolicy") or name.startswith(
-                    "tfpolicy.scheduler"), f"{path.name} imports {name}"
-                assert name.split(".")[0] not in {"yaml", "ruamel", "click", "jsonschema"}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capa
 from tfpolicy.plan.ladder import policy_set, step_documents
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import step_templates
+from tfpolicy.records import replace
 from tfpolicy.scheduler import GPU, Inventory
 from tfpolicy.verify.expect import expect
 from tfpolicy.yamlio import dump_documents

@@ -9,17 +9,16 @@ A rule that cannot be evaluated lets the pod through unchanged (§9.7).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from tfpolicy.admission import keys
 from tfpolicy.admission.config import AutoMigration, Rules
 from tfpolicy.admission.selector import SelectorError, matches
+from tfpolicy.records import Record
 
 _NAME_LABEL = "kubernetes.io/metadata.name"
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(Record):
     migrate: bool
     reason: str
 
@@ -46,8 +45,7 @@ def should_auto_migrate(
         return Verdict(False, f"auto-migration rule could not be evaluated: {error}")
 
 
-@dataclass(frozen=True, slots=True)
-class _Target:
+class _Target(Record):
     namespace: str
     pod_labels: Mapping[str, str]
     namespace_labels: Mapping[str, str]

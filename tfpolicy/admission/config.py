@@ -11,18 +11,17 @@ nothing (reference §3.2).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.admission import keys
 from tfpolicy.admission.native import HAMI_SHARES
 from tfpolicy.admission.resources import Resources
 from tfpolicy.gpus.resources import GpuResources, Provider
+from tfpolicy.records import Record, field
 from tfpolicy.workloads.revisions import carries_template_hash
 
 
-@dataclass(frozen=True, slots=True)
-class Pool:
+class Pool(Record):
     """A GPUPool as the webhook reads it (reference §4 GPUPool)."""
 
     name: str
@@ -35,16 +34,14 @@ class Pool:
 HELM_DEFAULT_POOL = Pool("tensor-fusion-shared", is_default=True)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCapacity:
+class ModelCapacity(Record):
     """Full capacity of one GPU model, as Quantity strings (``"312"``, ``"80Gi"``)."""
 
     tflops: str
     vram: str
 
 
-@dataclass(frozen=True, slots=True)
-class ProfileSpec:
+class ProfileSpec(Record):
     """A WorkloadProfile's spec, the base the pod's annotations override (§11 row 13).
 
     ``resources`` are Quantity strings (``""`` = zero). ``gang`` is None when
@@ -64,8 +61,7 @@ class ProfileSpec:
     gang: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class QuotaDefaults:
+class QuotaDefaults(Record):
     """A namespace GPUResourceQuota's ``spec.single`` defaults (reference §2.1 step 3h)."""
 
     tflops_request: str = ""
@@ -74,8 +70,7 @@ class QuotaDefaults:
     vram_limit: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
+class Rules(Record):
     """One ``AutoMigrationRules``; ``None`` marks an absent field (reference §3.2)."""
 
     namespace_names: tuple[str, ...] | None = None
@@ -83,20 +78,17 @@ class Rules:
     pod_selector: Mapping[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(Record):
     includes: Rules | None = None
     excludes: Rules | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class AutoMigration:
+class AutoMigration(Record):
     enable: bool = False
     scope: Scope | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class WebhookConfig:
+class WebhookConfig(Record):
     """Everything admission reads besides the pod itself.
 
     ``namespace_labels`` feeds ``namespaceSelector``; ``gpu_models`` feeds
@@ -132,8 +124,7 @@ class WebhookConfig:
 NO_CONTROLLER = keys.NO_CONTROLLER
 
 
-@dataclass(frozen=True, slots=True)
-class AdmissionContext:
+class AdmissionContext(Record):
     """Where a pod template lives and what the cluster looks like.
 
     ``owner_kind`` is the workload kind (``Pod`` = no controller).

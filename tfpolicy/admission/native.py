@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
@@ -19,6 +18,7 @@ from tfpolicy.gpus.resources import (
     HAMI_MEMORY_PERCENT,
     GpuResources,
 )
+from tfpolicy.records import Record
 
 _UINT32_MAX = 2**32 - 1
 _INT = re.compile(r"([+-]?)0*([0-9]+)")
@@ -65,8 +65,7 @@ def has_gpu_request(pod: Mapping[str, Any], names: GpuResources) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class NativeGpus:
+class NativeGpus(Record):
     """What the webhook takes from native GPU limits (reference §2.2)."""
 
     count: int

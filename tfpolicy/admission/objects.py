@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tfpolicy.admission.config import ModelCapacity, Pool, ProfileSpec, QuotaDefaults
@@ -25,6 +24,7 @@ from tfpolicy.admission.resources import Resources
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import Provider
+from tfpolicy.records import Record, field
 
 DEFAULT_POOL_ANNOTATION = "tensor-fusion.ai/is-default-pool"
 T = TypeVar("T")
@@ -37,8 +37,7 @@ def is_operator_object(obj: Mapping[str, Any]) -> bool:
     return obj.get("kind") in KINDS and str(obj.get("apiVersion", "")).startswith(GROUP)
 
 
-@dataclass(frozen=True, slots=True)
-class OperatorObjects:
+class OperatorObjects(Record):
     providers: tuple[Provider, ...] = ()
     profiles: dict[tuple[str, str], ProfileSpec] = field(default_factory=dict)
     quotas: dict[str, QuotaDefaults] = field(default_factory=dict)
@@ -46,8 +45,7 @@ class OperatorObjects:
     gpu_models: dict[str, ModelCapacity] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(Record):
     """One operator object and the file it came from."""
 
     file: str

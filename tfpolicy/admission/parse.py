@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import keys
@@ -29,10 +28,10 @@ from tfpolicy.admission.resources import (
     is_zero,
     parse_int32,
 )
+from tfpolicy.records import Record, replace
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(Record):
     """The resolved WorkloadProfile spec of one pod."""
 
     workload: str

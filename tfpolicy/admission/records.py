@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from tfpolicy.records import Record
 
 
 class Decision(Enum):
@@ -23,8 +24,7 @@ class ChangeKind(Enum):
     REMOVE = "remove"
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Record):
     """One difference between the pod as submitted and as admitted."""
 
     kind: ChangeKind
@@ -40,8 +40,7 @@ class Change:
         return f"change {self.path}: {self.old!r} -> {self.new!r}"
 
 
-@dataclass(frozen=True, slots=True)
-class AllocationRequest:
+class AllocationRequest(Record):
     """What the scheduler is asked for (reference §5.1), in plain integers, per GPU.
 
     TFLOPS in milli-TFLOPS, compute percent in milli-percent (``12.5`` stays
@@ -71,8 +70,7 @@ class AllocationRequest:
     unreadable: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Admission:
+class Admission(Record):
     """The outcome of admitting one pod template.
 
     ``pod`` is the Pod as admitted (``None`` when rejected); ``error`` is the

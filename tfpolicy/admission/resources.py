@@ -12,7 +12,6 @@ does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -21,13 +20,13 @@ from tfpolicy.admission.native import NativeGpus, go_int, native_gpus
 from tfpolicy.admission.records import Rejection
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.records import Record, replace
 
 _INT32 = range(-(2**31), 2**31)
 _MAX_GPUS = 128
 
 
-@dataclass(frozen=True, slots=True)
-class Resources:
+class Resources(Record):
     """Per-GPU requests and limits; ``""`` means zero / unset."""
 
     tflops_request: str = ""
@@ -38,8 +37,7 @@ class Resources:
     percent_limit: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class GpuSpec:
+class GpuSpec(Record):
     resources: Resources
     count: int
     native: NativeGpus | None  # None when gpu-count was annotated (limits not scanned)

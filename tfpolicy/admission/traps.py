@@ -9,7 +9,6 @@ the warnings sorted by path then rule.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.admission import keys
@@ -17,6 +16,7 @@ from tfpolicy.admission.keys import NO_CONTROLLER
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.frameworks.traps import pool_traps
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.records import Record
 from tfpolicy.workloads.revisions import carries_template_hash
 
 if TYPE_CHECKING:
@@ -26,8 +26,7 @@ _FRACTIONAL = (keys.TFLOPS_REQUEST, keys.TFLOPS_LIMIT, keys.VRAM_REQUEST, keys.V
 _SIZING = (*_FRACTIONAL, keys.PERCENT_REQUEST, keys.PERCENT_LIMIT)
 
 
-@dataclass(frozen=True, slots=True)
-class Trap:
+class Trap(Record):
     rule: str
     message: str
     path: str
@@ -41,8 +40,7 @@ class Trap:
                        **where)
 
 
-@dataclass(frozen=True, slots=True)
-class _Pod:
+class _Pod(Record):
     labels: Mapping[str, str]
     annotations: Mapping[str, str]
     gpu_containers: tuple[tuple[int, str], ...]  # (index, first GPU resource name)

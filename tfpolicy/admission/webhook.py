@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.admission import keys
@@ -28,6 +27,7 @@ from tfpolicy.admission.parse import Profile, parse_profile
 from tfpolicy.admission.records import Admission, Decision, Rejection
 from tfpolicy.admission.replicas import over_cap
 from tfpolicy.admission.resources import amount, is_zero
+from tfpolicy.records import replace
 
 _ZERO_MESSAGE = (
     "tflops request is not set, please set tensor-fusion.ai/tflops-request or/and "

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,6 +31,7 @@ from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.units import Document
 from tfpolicy.plan.webhook import with_hami
 from tfpolicy.policy.model import Policy
+from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import objects
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 from tfpolicy import yamlio
@@ -30,6 +29,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import read_seen
 from tfpolicy.hosts.hook import governed
 from tfpolicy.policy.config import ProjectConfig
+from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
 from tfpolicy.rewrite.firstpass import text_members
 from tfpolicy.stages.canary import Member

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +17,7 @@ from tfpolicy.files.project import lookup
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
+from tfpolicy.records import Record
 from tfpolicy.render import FORMATS, MACHINE
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
@@ -158,8 +158,7 @@ class Unset:
 UNSET = Unset()
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(Record):
     """The policies of the working directory (``-p``, else its config) and, without
     ``-p``, each file's own nearest config (``scopes``) for ``fix`` and ``check``."""
 

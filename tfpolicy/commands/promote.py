@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
 from tfpolicy.promote.rungs import ROLLBACK, Position, Refused, climbing, position, target_refs
 from tfpolicy.promote.soak import parse_duration, parse_time, ready_ages, unsoaked
 from tfpolicy.promote.text import Change, commit_message, summary
+from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
 from tfpolicy.verify.render import as_text
 
@@ -57,8 +57,7 @@ EXIT_CODES = {Outcome.ADVANCE: 0, Outcome.DONE: DONE_EXIT, Outcome.WAIT: WAIT_EX
 _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(Record):
     path: str
     inventory: str
     values: str | None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
 from functools import partial
 
 import click
@@ -21,6 +20,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.hosts.hook import hook_files
+from tfpolicy.records import Record, replace
 from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.engine import Change, objects, resource_ref
 from tfpolicy.rewrite.pipeline import FileResult, Markers, Options, transform
@@ -29,8 +29,7 @@ from tfpolicy.stages.common import TF
 BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True, slots=True)
-class Rewrite:
+class Rewrite(Record):
     path: str
     original: str
     text: str
@@ -39,8 +38,7 @@ class Rewrite:
     seen: Seen  # what ``fix`` checks is still there before it replaces the file
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
+class _Outcome(Record):
     """One named file, as a worker hands it back: rewritten, or skipped and why."""
 
     rewrite: Rewrite | None = None

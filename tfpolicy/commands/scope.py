@@ -9,33 +9,30 @@ governs is skipped, and ``--explain`` says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.project import lookup
 from tfpolicy.policy.config import Given, ProjectConfig, configure
+from tfpolicy.records import Record, field, replace
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(Record):
     """The policies and options one file is rewritten with."""
 
     policies: PolicySet
     options: Options
 
 
-@dataclass(frozen=True, slots=True)
-class Unscoped:
+class Unscoped(Record):
     """Why no config governs a file."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Scopes:
+class Scopes(Record):
     """Each folder's nearest config, each config's policies: looked up once per run."""
 
     given: Given  # the flags: they win over each file's config

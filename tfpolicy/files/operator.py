@@ -8,12 +8,12 @@ hosts alike.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.policy.config import Configuration
+from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
 
 if TYPE_CHECKING:

@@ -43,13 +43,13 @@ import re
 import stat
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import Seen, unchanged
 from tfpolicy.files.swap import Done, Kept, settle_all, swap, sync_folder
 from tfpolicy.files.targets import Planner, Target
+from tfpolicy.records import Record
 
 SUFFIX = ".tfpolicy"
 _TEMP = re.compile(r"^\..*\.(\d+)\.[a-z0-9_]{8}" + re.escape(SUFFIX) + "$")
@@ -57,8 +57,7 @@ _NAME_ROOM = 100  # of a file's name kept in its temp file's name (NAME_MAX is 2
 _RENAMERS = 8  # renames in flight at once (see _commit_all)
 
 
-@dataclass(frozen=True, slots=True)
-class _Staged:
+class _Staged(Record):
     """A temp file written and what its commit needs: of the plan, neither the new bytes
     nor the old file's status (mode and owner are on the temp file already)."""
 

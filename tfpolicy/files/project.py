@@ -15,16 +15,15 @@ tfpolicy read the files of whoever runs it. What the text says is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, inside
 from tfpolicy.policy.config import FILENAME, ProjectConfig, parse_config
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Lookup:
+class Lookup(Record):
     """Where the walk found a config (or none), and why it stopped where it did."""
 
     config: ProjectConfig | None

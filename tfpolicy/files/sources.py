@@ -12,7 +12,6 @@ import stat
 import struct
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
+from tfpolicy.records import Record
 from tfpolicy.rewrite.engine import PolicySet
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -39,8 +39,7 @@ def read_text(path: str) -> str:
     return yamlio.decode(_limited(data, path), path)
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
+class Seen(Record):
     """A file as it was read: ``fix`` replaces it only while it is still exactly this.
 
     Its size and mtime, then the SHA-256 of its bytes, packed in 48 bytes: ``fix``

@@ -11,15 +11,14 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import Seen
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Record):
     shown: str  # the path as the user gave it
     real: Path  # where the bytes go: the file itself, or a symlink's final target
     data: bytes
@@ -27,8 +26,7 @@ class Target:
     info: os.stat_result  # the file as planned: its mode and owner go to the new file
 
 
-@dataclass(frozen=True, slots=True)
-class _Folder:
+class _Folder(Record):
     """What every file named in one folder shares: looked up once per folder, not per file."""
 
     named: Path  # the folder as named, absolute and normalised

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from fractions import Fraction
 from typing import Any
 
 from tfpolicy.frameworks.table import BUILTIN, Framework
+from tfpolicy.records import Record
 
 _FRACTION = re.compile(r"(0?\.[0-9]{1,6}|0|1|1\.0{1,6})")
 _TEMPLATE = re.compile(r"kv_cache_free_gpu_mem(?:ory)?_fraction[:=]([0-9.]+)")
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
+class Found(Record):
     """A framework found in one container, and what it will take."""
 
     framework: Framework

@@ -11,11 +11,11 @@ policy (``spec.workloads[].modelWeights``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Model:
+class Model(Record):
     name: str
     params: float  # billions
     layers: int

@@ -20,18 +20,17 @@ weights − overhead), all rounded up to hundredths.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from tfpolicy.frameworks.detect import Found, flag_value
 from tfpolicy.frameworks.models import Model, lookup
+from tfpolicy.records import Record
 
 GIB = 1 << 30
 OVERHEAD = 2 * GIB
 SEQUENCES = 4
 
 
-@dataclass(frozen=True, slots=True)
-class Serving:
+class Serving(Record):
     """Where a framework's command line names the model and its lengths."""
 
     model: tuple[str, ...]
@@ -55,16 +54,14 @@ SERVING: dict[str, Serving] = {
 _DTYPE = {"float32": 4, "float": 4, "fp8": 1}
 
 
-@dataclass(frozen=True, slots=True)
-class Given:
+class Given(Record):
     """What the policy says of one workload (bytes per GPU; None = not given)."""
 
     weights: int | None = None
     working: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Need:
+class Need(Record):
     weights: int
     overhead: int
     working: int

@@ -15,13 +15,13 @@ fraction of ``None`` is one the framework derives at start (SGLang);
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from tfpolicy.records import Record
 
-@dataclass(frozen=True, slots=True)
-class Framework:
+
+class Framework(Record):
     name: str
     images: tuple[str, ...]  # shell globs on the image without its registry host
     commands: tuple[str, ...]  # shell globs on one token of command or args

@@ -20,7 +20,8 @@ strips them), but a container asking for them asks HAMi for a GPU share.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from tfpolicy.records import Record
 
 MIG_PREFIX = "nvidia.com/mig-"
 
@@ -37,8 +38,7 @@ CHART_MIG_RESOURCES: tuple[str, ...] = tuple(f"nvidia.com/mig-{p}" for p in (
 FALLBACK_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
 
 
-@dataclass(frozen=True, slots=True)
-class Provider:
+class Provider(Record):
     """One ProviderConfig as the webhook reads it: its vendor and in-use resource names."""
 
     name: str
@@ -129,8 +129,7 @@ def is_hami(resource: str) -> bool:
     return resource in HAMI_RESOURCES
 
 
-@dataclass(frozen=True, slots=True)
-class Hami:
+class Hami(Record):
     """HAMi's NVIDIA device configuration, as far as tfpolicy reads it; the defaults are its
     chart's. Operators rename the resources through the chart values ``resourceMem``,
     ``resourceMemPercentage``, ``resourceCores``, ``resourcePriority`` (charts/hami/

@@ -12,13 +12,13 @@ as the hypervisor does (§4 GPU `status.capacity`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 
+from tfpolicy.records import Record
 
-@dataclass(frozen=True, slots=True)
-class GpuInfo:
+
+class GpuInfo(Record):
     """One GPU model: TFLOPS and cost as the table's decimal strings, VRAM in GiB."""
 
     model: str

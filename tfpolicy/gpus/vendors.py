@@ -13,11 +13,10 @@ An entry marked ``prefix`` covers every name that starts with it (Intel's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Accelerator:
+class Accelerator(Record):
     name: str  # a resource name, or the start of several when ``prefix``
     vendor: str
     source: str

@@ -14,19 +14,18 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
 from tfpolicy.hosts.names import flag, namespace, release_name
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
+from tfpolicy.records import Record
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Record):
     name: str  # a file, or the render command, for messages
     text: str
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from itertools import count, takewhile
 from pathlib import Path
 from typing import Any
@@ -27,10 +26,10 @@ from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
 from tfpolicy.policy.config import Configuration, Given, configure
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     decided: Configuration  # policies, namespace, operator config: as every host decides
     stage: str | None
     root: Path  # the repository the cmp-server unpacked: nothing is read outside it

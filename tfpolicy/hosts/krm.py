@@ -9,7 +9,6 @@ in place in the round-trip tree, so every annotation the orchestrator set
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted
 from tfpolicy.hosts.krmconfig import configure, package_root
 from tfpolicy.policy.model import PolicyInvalid
 from tfpolicy.policy.schema import brief
+from tfpolicy.records import Record, replace
 from tfpolicy.render import as_result
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options, transform
@@ -31,14 +31,12 @@ _PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 _INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(Record):
     text: str
     failed: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Input:
+class _Input(Record):
     text: str
     data: dict[str, Any]
     spans: list[rt.ItemSpan] | None  # None: not block style, re-emit from data

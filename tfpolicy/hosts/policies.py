@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import replace
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
@@ -24,6 +23,7 @@ from tfpolicy.policy.model import (
     check_policy,
 )
 from tfpolicy.policy.schema import brief
+from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
 
 _SEPARATOR = re.compile(r"[,\s]+")

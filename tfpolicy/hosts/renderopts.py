@@ -16,19 +16,18 @@ inside the repository and kustomize gets only options that run no program
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import inside
 from tfpolicy.hosts.names import flag, local_file, release_name
+from tfpolicy.records import Record
 
 LOAD_RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 
 
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
+class RenderOptions(Record):
     release: str | None = None
     value_files: tuple[str, ...] = ()
     values: str = ""  # inline YAML, like the helm source's ``values``

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
@@ -21,6 +20,7 @@ from tfpolicy.edits import Path
 from tfpolicy.findings import ResourceRef, object_ref
 from tfpolicy.plan.pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
+from tfpolicy.records import Record, replace
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.workloads import NotCounted, Registry, replicas_of
 from tfpolicy.workloads.views import View
@@ -28,8 +28,7 @@ from tfpolicy.workloads.views import View
 _TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
 
 
-@dataclass(frozen=True, slots=True)
-class Admitted:
+class Admitted(Record):
     file: str
     path: Path  # of the template, from the document root
     kind: str

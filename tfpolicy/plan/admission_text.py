@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from tfpolicy.admission import AllocationRequest
 from tfpolicy.plan.admission_report import Admitted
+from tfpolicy.records import asdict
 
 
 def admitted_text(items: list[Admitted]) -> str:

@@ -3,18 +3,17 @@ the inputs the plan was made from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from tfpolicy import __version__
+from tfpolicy.records import Record
 
 _WORKLOADS = 200  # tables drawn; the JSON has every workload
 _NODES = 4  # node names per cell
 
 
-@dataclass(frozen=True, slots=True)
-class Inputs:
+class Inputs(Record):
     """What the plan was made from, as the command line named it."""
 
     policies: str = ""

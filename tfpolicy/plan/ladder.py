@@ -17,12 +17,12 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.policy.model import build_policy
+from tfpolicy.records import Record, replace
 from tfpolicy.rewrite.engine import PolicySet
 
 Rung = int | str
@@ -32,8 +32,7 @@ _RIGHTSIZE_ONLY = ("isolation", "resources", "autoscale")
 _CLIMBING = ("takeover", "rightsize")
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(Record):
     number: int
     stage: str
     rung: Rung | None

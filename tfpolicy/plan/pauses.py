@@ -10,11 +10,11 @@ says so. Only the steps before the first pause count.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.edits import get_path
 from tfpolicy.plan.units import Document, Unit
+from tfpolicy.records import replace
 from tfpolicy.scheduler import Strategy, StrategyType
 
 

@@ -11,7 +11,6 @@ warned about, since that pod would start and fail on the GPU it expects.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from tfpolicy.admission import Admission, AdmissionContext, Decision, WebhookConfig, admit
@@ -20,13 +19,13 @@ from tfpolicy.admission.keys import ENABLED_REPLICAS
 from tfpolicy.frameworks.traps import pool_traps
 from tfpolicy.plan.bridge import ISOLATION, native_request, tf_request
 from tfpolicy.plan.units import Unit
+from tfpolicy.records import Record, fields, replace
 from tfpolicy.scheduler import PodRequest
 
 _TAKEN = (Decision.TENSOR_FUSION, Decision.MIGRATED)
 
 
-@dataclass(frozen=True, slots=True)
-class UnitPods:
+class UnitPods(Record):
     """What one unit runs in a step; ``error`` set when the webhook rejects its pods."""
 
     pods: tuple[PodRequest, ...] = ()

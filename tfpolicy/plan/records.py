@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Unschedulable, Usage
 
 
@@ -14,8 +14,7 @@ class Status(Enum):
     NOT_RUN = "not-run"  # an earlier step did not fit: the plan stops there
 
 
-@dataclass(frozen=True, slots=True)
-class Misfit:
+class Misfit(Record):
     """A pod that does not fit (with the FitError-like diagnosis) or that the webhook rejects."""
 
     workload: str
@@ -26,15 +25,13 @@ class Misfit:
     new_running: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class PodCounts:
+class PodCounts(Record):
     tensor_fusion: int = 0
     device_plugin: int = 0
     no_gpu: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadUse:
+class WorkloadUse(Record):
     """What one workload's placed pods hold after a step (the HTML's table per workload)."""
 
     workload: str
@@ -46,8 +43,7 @@ class WorkloadUse:
     nodes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Moved:
+class Moved(Record):
     """A step's workloads, whole objects: how many run a TensorFusion pod; and, where a
     canary rung moves uncapped kinds whole, which of those it moves and which wait."""
 
@@ -57,8 +53,7 @@ class Moved:
     waiting: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StepReport:
+class StepReport(Record):
     number: int
     name: str
     stage: str
@@ -81,8 +76,7 @@ class StepReport:
         return self.status is Status.FITS
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(Record):
     """GPUs and nodes in use (any GPU not idle), and their cost in micro-USD per hour."""
 
     gpus_before: int
@@ -106,8 +100,7 @@ class Summary:
         return self.nodes_before - self.nodes_after
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Record):
     start: StepReport
     steps: tuple[StepReport, ...]
     summary: Summary  # as the steps left the cluster, before consolidation

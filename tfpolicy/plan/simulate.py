@@ -9,7 +9,6 @@ fit (or whose pods the webhook rejects); later steps are reported not run.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
@@ -34,6 +33,7 @@ from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
 from tfpolicy.plan.twice import refuse_twice
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
 from tfpolicy.plan.webhook import with_hami
+from tfpolicy.records import Record, field, replace
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.scheduler import (
     FastAllocator,
@@ -56,8 +56,7 @@ from tfpolicy.stages.common import ENABLED, is_gpu_workload, labels_of
 MAX_PODS = 100_000
 
 
-@dataclass(frozen=True, slots=True)
-class PlanInput:
+class PlanInput(Record):
     documents: tuple[Document, ...]
     policies: tuple[Mapping[str, Any], ...]  # schema-valid MigrationPolicy documents
     inventory: Inventory
@@ -71,8 +70,7 @@ class PlanInput:
     progress: Callable[[str], None] | None = None  # told what runs now (the CLI's stderr)
 
 
-@dataclass
-class _State:
+class _State(Record):
     """What runs now, per unit: its template and its pods."""
 
     templates: dict[str, Mapping[str, Any]] = field(default_factory=dict)

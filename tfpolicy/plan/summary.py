@@ -9,13 +9,13 @@ the inventory's own ``costPerHour``), in micro-USD per hour.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
 from tfpolicy.plan.records import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
+from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import DocResult, PolicySet, gpu_requests, objects
 from tfpolicy.rewrite.pipeline import Markers
 from tfpolicy.scheduler import (

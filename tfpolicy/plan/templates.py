@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -26,6 +26,7 @@ from tfpolicy.edits import Edit, Path, apply_edits, get_path
 from tfpolicy.findings import Severity
 from tfpolicy.plan.units import Document, Unit, template_at
 from tfpolicy.policy.match import Subject, selects
+from tfpolicy.records import replace
 from tfpolicy.rewrite import cohort
 from tfpolicy.rewrite.engine import (
     DocContext,

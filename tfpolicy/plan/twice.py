@@ -9,15 +9,14 @@ Objects named by ``generateName`` are never the same: each is its own run.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.plan.units import Document, Unit
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
+class Place(Record):
     """Where an object is written: the file, its document (counted from 0), the object's
     ``metadata`` in that document."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.admission.placeholders import refuse_placeholders
@@ -18,6 +17,7 @@ from tfpolicy.edits import Path, get_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import object_ref, shown_ref
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.records import Record
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.scheduler import Strategy, StrategyType, default_strategy
 from tfpolicy.workloads import NotCounted, Registry, View, replicas_of
@@ -26,8 +26,7 @@ _GPUS = GpuResources()  # the vendors' names: a placeholder count is refused whe
 _INT_OR_PERCENT = re.compile(r"^[0-9]+%$")
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(Record):
     """One parsed manifest document and where it came from."""
 
     file: str
@@ -35,8 +34,7 @@ class Document:
     data: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Shaped:
+class Shaped(Record):
     """A pod whose parts live apart (an InferenceService component): the object's path in
     its document, which of the object's views it is, and that view (paths from the object)."""
 
@@ -45,8 +43,7 @@ class Shaped:
     view: View
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(Record):
     key: str  # Kind/namespace/name[/template], as ``shown_ref`` names it
     kind: str
     namespace: str
@@ -60,8 +57,7 @@ class Unit:
     base: Path = ()  # the object's path in its document (``()``: the document is the object)
 
 
-@dataclass(frozen=True, slots=True)
-class LeftOut:
+class LeftOut(Record):
     """A pod shape the plan does not simulate, and why (said in the start's warnings)."""
 
     key: str

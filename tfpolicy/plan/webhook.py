@@ -11,10 +11,10 @@ are rejected with ``gpu pool not found``, as upstream.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from tfpolicy.admission import ModelCapacity, Pool, WebhookConfig
 from tfpolicy.policy.model import Policy
+from tfpolicy.records import replace
 from tfpolicy.scheduler import Inventory
 
 

@@ -11,20 +11,19 @@ configuration by one function, ``configure``: what the command was given
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.policy.schema import shape, validate
+from tfpolicy.records import Record
 
 FILENAME = ".tfpolicy.yaml"
 DEFAULT_NAMESPACE = "default"
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectConfig:
+class ProjectConfig(Record):
     path: Path
     policies: tuple[str, ...]
     namespace: str | None = None
@@ -36,8 +35,7 @@ class ProjectConfig:
         return self.path.parent
 
 
-@dataclass(frozen=True, slots=True)
-class Configuration:
+class Configuration(Record):
     """What a run decided, whichever command or host runs it (``configure``)."""
 
     policies: tuple[str, ...]  # policy paths or built-in names
@@ -48,8 +46,7 @@ class Configuration:
     config: ProjectConfig | None  # the config that governs the run (its scope), if any
 
 
-@dataclass(frozen=True, slots=True)
-class Given:
+class Given(Record):
     """What a command was given besides the config: flags, or a host's environment."""
 
     policies: tuple[str, ...] = ()
@@ -59,7 +56,10 @@ class Given:
     format: str | None = None
 
 
-def configure(config: ProjectConfig | None, given: Given = Given()) -> Configuration:
+NOTHING_GIVEN = Given()
+
+
+def configure(config: ProjectConfig | None, given: Given = NOTHING_GIVEN) -> Configuration:
     """The one resolution: what was given wins, field by field, over the config, and the
     config over the defaults (no policy, namespace ``default``, no operator files)."""
     policies, base = given.policies, given.base

@@ -8,15 +8,14 @@ selects a workload owns it. Every miss comes with its reason.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
 from tfpolicy.policy.model import Match, Policy
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
+class Subject(Record):
     """What matching sees of one pod template and its workload."""
 
     kind: str

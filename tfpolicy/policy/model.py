@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -15,6 +14,7 @@ from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import HAMI, Hami
 from tfpolicy.policy.schema import name_only, not_of_kind, validate
 from tfpolicy.policy.selectors import Selector
+from tfpolicy.records import Record, field, replace
 from tfpolicy.workloads import BUILTIN_KINDS, TemplateKind, parse_template_path
 from tfpolicy.workloads.kinds import Shape
 
@@ -27,8 +27,7 @@ class Stage(Enum):
     ROLLBACK = "rollback"
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(Record):
     kinds: tuple[str, ...] | None = None
     namespaces: tuple[str, ...] | None = None
     names: tuple[str, ...] | None = None
@@ -36,21 +35,18 @@ class Match:
     pod_selector: Selector | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
+class Pair(Record):
     request: str
     limit: str
 
 
-@dataclass(frozen=True, slots=True)
-class Resources:
+class Resources(Record):
     tflops: Pair | None = None
     compute_percent: Pair | None = None
     vram: Pair | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     """What a stage writes; ``None`` = not set by this policy."""
 
     enabled_replicas: int | str | None = None
@@ -63,15 +59,13 @@ class Settings:
     hami: Hami | None = None  # the cluster's HAMi configuration; None: the chart's
 
 
-@dataclass(frozen=True, slots=True)
-class Override:
+class Override(Record):
     match: Match
     settings: Settings
     fields: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(Record):
     name: str
     stage: Stage
     match: Match

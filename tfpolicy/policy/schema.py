@@ -12,18 +12,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from tfpolicy.policy.known import known_valid
+from tfpolicy.records import Record
 
 if TYPE_CHECKING:
     import jsonschema
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(Record):
     path: tuple[str | int, ...]
     message: str
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from tfpolicy.records import Record
 
-@dataclass(frozen=True, slots=True)
-class Requirement:
+
+class Requirement(Record):
     key: str
     operator: str  # In | NotIn | Exists | DoesNotExist
     values: tuple[str, ...] = ()
@@ -29,8 +29,7 @@ class Requirement:
         return f"label {self.key} {self.operator}{shown} not satisfied"
 
 
-@dataclass(frozen=True, slots=True)
-class Selector:
+class Selector(Record):
     requirements: tuple[Requirement, ...]
 
     @classmethod

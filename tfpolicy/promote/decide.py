@@ -14,12 +14,12 @@ In this order:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
 
 from tfpolicy.promote.rungs import Position
 from tfpolicy.promote.soak import shown
+from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
 
 
@@ -30,14 +30,12 @@ class Outcome(Enum):
     STOP = "stop"
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Record):
     outcome: Outcome
     reasons: tuple[str, ...]  # why, one line each, for the output and the commit message
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(Record):
     """What the decision is made on."""
 
     at: Position

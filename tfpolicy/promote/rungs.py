@@ -20,8 +20,9 @@ that the step numbers, and the rollback verify names, are the plan's own.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from tfpolicy.records import Record
 
 LADDER = ("takeover-1", "takeover-25", "takeover-50", "takeover")
 TARGET = "takeover"  # the policy whose plan steps the names above are
@@ -33,8 +34,7 @@ class Refused(Exception):
     """The repository is not in a state to promote from: nothing is changed (exit 4)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(Record):
     """Where the configuration stands: its ``index``-th policy is the rung of ``step``."""
 
     index: int

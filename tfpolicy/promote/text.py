@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from tfpolicy.plan import StepReport
+from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
 from tfpolicy.verify.render import origin_line
 
 _MAX_LISTED = 10  # workloads named in a commit message; the rest are counted
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Record):
     """One rung written: from where to where, and why."""
 
     before: str  # the rung's built-in name

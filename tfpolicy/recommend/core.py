@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tfpolicy.frameworks.detect import Found
@@ -25,13 +24,13 @@ from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
 from tfpolicy.recommend.pool import PoolSizing, size
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules
 from tfpolicy.recommend.series import Series
+from tfpolicy.records import Record, field
 
 INITIAL_DELAY = 1800.0  # initialDelayPeriod default 30m (§7.2): no recommendation before
 MIB = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(Record):
     """The three queries' series; activity as a 0–1 ratio, utilization in %, framebuffer in MiB."""
 
     activity: list[Series]
@@ -40,8 +39,7 @@ class Usage:
     cache: list[Series] = field(default_factory=list)  # KV-cache share in use, 0–1
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     window: float  # seconds
     margin: float = MARGIN
     target: float | None = None  # --quantile: both target percentiles
@@ -50,16 +48,14 @@ class Settings:
     whole_card: float = 0.9
 
 
-@dataclass(frozen=True, slots=True)
-class GpuWorkload:
+class GpuWorkload(Record):
     id: WorkloadId
     qos: str  # the template's tensor-fusion.ai/qos, "" when unset
     framework: Found | None = None  # a GPU container's pre-allocating server
     given: Given = field(default_factory=Given)  # the policy's modelWeights / workingMemory
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(Record):
     model: str
     pods: int
     samples: int
@@ -67,8 +63,7 @@ class Evidence:
     vram_mib: tuple[float, float, float]
 
 
-@dataclass(frozen=True, slots=True)
-class Recommendation:
+class Recommendation(Record):
     id: WorkloadId
     tflops: Pair
     vram: Pair  # bytes
@@ -78,8 +73,7 @@ class Recommendation:
     framework: Found | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(Record):
     recommended: list[Recommendation]
     left_out: list[tuple[WorkloadId, str]]
     notes: list[str] = field(default_factory=list)
@@ -101,8 +95,7 @@ def recommend(workloads: list[GpuWorkload], usage: Usage, settings: Settings) ->
     return Result(recommended, left_out, notes)
 
 
-@dataclass(slots=True)
-class _Mine:
+class _Mine(Record):
     activity: dict[str, list[Series]] = field(default_factory=dict)  # pod -> series
     utilization: dict[str, list[Series]] = field(default_factory=dict)
     framebuffer: list[Series] = field(default_factory=list)

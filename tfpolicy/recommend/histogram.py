@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Buckets:
+class Buckets(Record):
     max_value: float
     first_bucket: float
     ratio: float = 1.05
@@ -45,8 +45,7 @@ TFLOPS = Buckets(10000.0, 0.1)
 VRAM_BYTES = Buckets(1e12, 1e7)
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
+class Sample(Record):
     time: float  # seconds since the epoch
     value: float
     weight: float

@@ -15,7 +15,8 @@ pods are named by another object (RayJob, RayService) are not mapped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from tfpolicy.records import Record
 
 _SAFE = "[bcdfghjklmnpqrstvwxz2456789]"
 _HASH = f"{_SAFE}{{1,10}}"
@@ -42,8 +43,7 @@ SUFFIXES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class WorkloadId:
+class WorkloadId(Record, order=True):
     namespace: str
     kind: str
     name: str
@@ -60,8 +60,7 @@ def pattern(workload: WorkloadId) -> re.Pattern[str] | None:
     return re.compile(re.escape(workload.name) + suffix)
 
 
-@dataclass(frozen=True, slots=True)
-class Mapping:
+class Mapping(Record):
     owners: dict[tuple[str, str], WorkloadId]  # (namespace, pod) -> its one workload
     ambiguous: dict[tuple[str, str], tuple[WorkloadId, ...]]
 

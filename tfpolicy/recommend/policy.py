@@ -9,20 +9,19 @@ The text is written here, then parsed back and compared with the intended data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.recommend.core import Recommendation, Result
 from tfpolicy.recommend.mapping import WorkloadId
 from tfpolicy.recommend.pool import evidence as pool_evidence
 from tfpolicy.recommend.recommender import Pair
+from tfpolicy.records import Record
 from tfpolicy.yamlio.emit import flow_text
 
 _BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(Record):
     """One policy document: its data and the text that says it, comments included."""
 
     data: dict[str, Any]

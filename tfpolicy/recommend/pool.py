@@ -13,16 +13,15 @@ setting that keeps its pool inside the limit is given beside it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from tfpolicy.frameworks.detect import Found
 from tfpolicy.frameworks.sizing import GIB, Given, Need, fitting_fraction, need
+from tfpolicy.records import Record
 
 MIB = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class PoolSizing:
+class PoolSizing(Record):
     limit: int  # bytes; the request is the same
     need: Need
     pool_mib: float  # the peak the card showed in use: the pool

@@ -13,9 +13,9 @@ Only the manifests' namespaces are asked for.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.records import Record
 
 ACTIVITY = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 UTILIZATION = "DCGM_FI_DEV_GPU_UTIL"
@@ -27,8 +27,7 @@ DAY = 86400
 _LABEL = re.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(Record):
     key: str  # "activity" | "utilization" | "framebuffer" | "cache"
     expr: str
     start: float

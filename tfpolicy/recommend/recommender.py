@@ -11,15 +11,13 @@ compute limit never falls below the original compute limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tfpolicy.recommend.histogram import TFLOPS, VRAM_BYTES, Buckets, percentiles
+from tfpolicy.records import Record
 
 GIB = 1 << 30
 
 
-@dataclass(frozen=True, slots=True)
-class Percentiles:
+class Percentiles(Record):
     lower: float
     target: float
     upper: float
@@ -31,8 +29,7 @@ VRAM_PERCENTILES = Percentiles(0.5, 0.98, 0.99)
 MARGIN = 0.15
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Record):
     """How one resource is recommended: its histogram, percentiles, floor and clamp ratios."""
 
     buckets: Buckets
@@ -43,15 +40,13 @@ class Rule:
     keep_limit: bool  # compute: the limit never falls below the original limit
 
 
-@dataclass(frozen=True, slots=True)
-class Estimate:
+class Estimate(Record):
     lower: int
     target: int
     upper: int
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
+class Pair(Record):
     request: int
     limit: int
 

@@ -19,14 +19,13 @@ import json
 import math
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, overload
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.records import Record
 
 
-@dataclass(frozen=True, slots=True)
-class Series:
+class Series(Record):
     namespace: str
     pod: str
     model: str  # "" when the series has no modelName label

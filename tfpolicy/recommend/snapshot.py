@@ -18,12 +18,12 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.recommend.queries import seconds
 from tfpolicy.recommend.series import decode
+from tfpolicy.records import Record
 
 MAX_BYTES = 256 << 20  # a week of 5,000 pods at the 5-minute step is about 200 MB
 MAX_DEPTH = 32  # a snapshot nests 7 deep; this only locates what the decoder refused
@@ -33,8 +33,7 @@ OPTIONAL = ("cache",)
 EMPTY = {"status": "success", "data": {"resultType": "matrix", "result": []}}
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Record):
     end: float
     window: str
     step: str

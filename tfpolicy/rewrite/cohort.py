@@ -10,7 +10,6 @@ document of an input, and the engine's decision for one template.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -18,6 +17,7 @@ from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Match, Policy, Settings, Stage
+from tfpolicy.records import Record, replace
 from tfpolicy.rewrite.owners import objects, owner_of, subject_of
 from tfpolicy.stages import canary
 from tfpolicy.stages.common import ENABLED, Note, labels_of
@@ -28,8 +28,7 @@ RULE_MOVED = "canary-whole"
 RULE_WAITS = "canary-waits"
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(Record):
     """What the pass reads off a policy set (the engine's ``PolicySet``)."""
 
     policies: tuple[Policy, ...]

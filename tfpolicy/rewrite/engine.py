@@ -9,7 +9,6 @@ from that original, and diff. So ``apply(apply(x)) == apply(x)`` and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tfpolicy.edits import SHARED, Edit, Layout, Op, Path, diff, format_path
@@ -18,6 +17,7 @@ from tfpolicy.gpus import vendors
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.policy.match import Subject, misses
 from tfpolicy.policy.model import Policy
+from tfpolicy.records import Record, field, replace
 from tfpolicy.rewrite.cohort import Scope, by_workload, needed, place
 from tfpolicy.rewrite.owners import objects as objects
 from tfpolicy.rewrite.owners import owner_of, subject_of, unselected
@@ -40,8 +40,7 @@ Locate = Callable[[Path], tuple[int, int]]
 Capture = Callable[[Path, str], Layout | None]  # the user's text at a path (stages.layout)
 
 
-@dataclass(frozen=True, slots=True)
-class PolicySet:
+class PolicySet(Record):
     policies: tuple[Policy, ...]
     gpus: GpuResources
     registry: Registry
@@ -96,8 +95,7 @@ def canary_scope(policies: PolicySet) -> Scope | None:
 _ALONE = Cohort()  # each workload alone: the first of its rung
 
 
-@dataclass(frozen=True, slots=True)
-class DocContext:
+class DocContext(Record):
     file: str
     index: int
     locate: Locate
@@ -106,8 +104,7 @@ class DocContext:
     capture: Capture | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Record):
     """The edits of one pod template, with where and why."""
 
     resource: ResourceRef
@@ -119,8 +116,7 @@ class Change:
     column: int
 
 
-@dataclass(frozen=True, slots=True)
-class DocResult:
+class DocResult(Record):
     edits: list[Edit]
     changes: list[Change]
     findings: list[Finding]

@@ -8,11 +8,11 @@ are parsed into data; the rest are kept as their original text, checked
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
 from functools import partial
 
 from tfpolicy import yamlio
 from tfpolicy.findings import Finding
+from tfpolicy.records import Record, replace
 from tfpolicy.rewrite import firstpass, parallel, screen
 from tfpolicy.rewrite.engine import (
     Change,
@@ -30,14 +30,12 @@ from tfpolicy.yamlio.restore import Capturer
 PIECE_BYTES = 1 << 18  # of a stream, handed to one worker process at a time
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(Record):
     namespace: str = "default"
     explain: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class DocOutcome:
+class DocOutcome(Record):
     text: str
     changed: bool
     changes: list[Change]
@@ -45,8 +43,7 @@ class DocOutcome:
     counted: bool = True  # took a document index (has content): findings count documents so
 
 
-@dataclass(frozen=True, slots=True)
-class FileResult:
+class FileResult(Record):
     text: str
     changed: bool
     changes: list[Change]
@@ -115,8 +112,7 @@ def _planned(raw: yamlio.RawDoc, parsed: yamlio.Parsed, policies: PolicySet, fil
     return plan_document(parsed.data, policies, ctx)
 
 
-@dataclass(frozen=True, slots=True)
-class StreamOutcome:
+class StreamOutcome(Record):
     """One document's outcome in ``transform_stream``, with the file it is in."""
 
     file: str

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.records import Record
 
 # Where a document's content starts: a mapping key, or something else worth a real parse.
 # A lone CR ends a line too, and "--- {flow: document}" has content on the marker's line.
@@ -46,8 +46,7 @@ def parsed(docs: Iterable[yamlio.RawDoc], markers: tuple[str, ...], file: str
         yield raw, parsed
 
 
-@dataclass(frozen=True, slots=True)
-class Markers:
+class Markers(Record):
     """Whether a text holds any marker: a few plain substring searches, then the full
     search only from just before the first of them it finds.
 

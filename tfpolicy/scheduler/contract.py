@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.diagnosis import Unschedulable
 from tfpolicy.scheduler.ledger import Allocation, Ledger
 from tfpolicy.scheduler.model import PodRequest
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Record):
     """Where a pod goes: one node, its GPUs in the order the pod gets them (§5.4)."""
 
     node: str

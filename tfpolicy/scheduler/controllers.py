@@ -32,8 +32,9 @@ scheduler, and loops until nothing moves. A pending pod is not available.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from tfpolicy.records import replace
 from tfpolicy.scheduler.ledger import Ledger
 from tfpolicy.scheduler.model import PodRequest
 

@@ -11,8 +11,8 @@ model mismatch.``
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.ledger import GpuState, Ledger
 from tfpolicy.scheduler.model import PodKey, PodRequest, Pool
 from tfpolicy.scheduler.rules import (
@@ -27,8 +27,7 @@ from tfpolicy.scheduler.rules import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Unschedulable:
+class Unschedulable(Record):
     """The diagnosis of a pod no node can take."""
 
     pod: PodKey

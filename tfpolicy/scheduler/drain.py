@@ -22,15 +22,14 @@ of bigger ones more often than the reverse.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.contract import Allocator, try_schedule
 from tfpolicy.scheduler.ledger import Allocation, GpuState, Ledger
 from tfpolicy.scheduler.model import Isolation
 
 
-@dataclass(frozen=True, slots=True)
-class Consolidation:
+class Consolidation(Record):
     """Nodes in use before and after, those drained, and what that frees."""
 
     nodes_before: int

@@ -11,8 +11,8 @@ as `usedBy: nvidia-device-plugin`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.model import (
     DEFAULT_SETTINGS,
     GPU,
@@ -72,8 +72,7 @@ class GpuState:
         return self.dp_pod is None and not self.tf_pods and self.idle and not self.gpu.partitions
 
 
-@dataclass(frozen=True, slots=True)
-class Allocation:
+class Allocation(Record):
     """One pod's committed share; the per-GPU tuples follow ``gpus``."""
 
     pod: PodRequest

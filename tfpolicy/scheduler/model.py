@@ -11,8 +11,9 @@ we keep exact integers so scores and sums never drift):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum, IntEnum
+
+from tfpolicy.records import Record
 
 DEFAULT_MAX_WORKERS_PER_NODE = 256  # Helm schedulerConfig `maxWorkerPerNode` (§5)
 
@@ -72,8 +73,7 @@ USED_BY_TENSOR_FUSION = "tensor-fusion"  # `GPU.status.usedBy` values (§4)
 USED_BY_DEVICE_PLUGIN = "nvidia-device-plugin"
 
 
-@dataclass(frozen=True, slots=True)
-class SchedulerSettings:
+class SchedulerSettings(Record):
     """What the operator's configuration changes in scheduling; defaults = Helm chart.
 
     * ``isolation_policy``: Helm `controller.isolationModePolicy: dynamic`
@@ -98,8 +98,7 @@ class SchedulerSettings:
 DEFAULT_SETTINGS = SchedulerSettings()
 
 
-@dataclass(frozen=True, slots=True)
-class GPU:
+class GPU(Record):
     """One `GPU` object. ``pool`` is None for GPUs outside every pool.
 
     ``used_by`` is the static `status.usedBy`; a non-TensorFusion value keeps the
@@ -137,8 +136,7 @@ class GPU:
     partitions: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(Record):
     """A GPU node; RAM and disk feed the pool's VRAM host expansion (§4 oversell)."""
 
     name: str
@@ -148,8 +146,7 @@ class Node:
     disk: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Pool:
+class Pool(Record):
     """A `GPUPool` with the settings the allocator and the reports need.
 
     ``tflops_oversell`` is a percentage (500 = ×5); None means the pool has no
@@ -167,8 +164,7 @@ class Pool:
     max_workers_per_node: int = DEFAULT_MAX_WORKERS_PER_NODE
 
 
-@dataclass(frozen=True, slots=True)
-class Inventory:
+class Inventory(Record):
     """Pools, nodes and GPUs, each sorted by name (GPUs by node, then name);
     ``settings`` when the inventory file states the operator's configuration."""
 
@@ -204,8 +200,7 @@ def _node_extras(node: Node | None) -> tuple[int, int, int]:
 PodKey = tuple[str, str]  # (namespace, name)
 
 
-@dataclass(frozen=True, slots=True)
-class PodRequest:
+class PodRequest(Record):
     """What one pod asks the allocator for, per GPU (§5.1).
 
     A TensorFusion pod gives TFLOPS or compute percent (TFLOPS wins, as the

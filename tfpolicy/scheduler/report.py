@@ -12,9 +12,9 @@ a report only.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
 from enum import IntEnum
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.ledger import GpuState, Ledger
 from tfpolicy.scheduler.model import Node, Pool
 
@@ -35,8 +35,7 @@ def user_of(state: GpuState) -> GpuUser:
     return GpuUser.IDLE
 
 
-@dataclass(frozen=True, slots=True)
-class UsageCount:
+class UsageCount(Record):
     """GPUs (and their cost, micro-USD/h) per user, for one pool (None: outside pools)."""
 
     pool: str | None
@@ -48,8 +47,7 @@ class UsageCount:
     device_plugin_cost: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(Record):
     total: UsageCount
     pools: tuple[UsageCount, ...]
 
@@ -66,8 +64,7 @@ def usage(ledger: Ledger) -> Usage:
     return Usage(total, tuple(UsageCount(pool, *c) for pool, c in ordered))
 
 
-@dataclass(frozen=True, slots=True)
-class PoolUsage:
+class PoolUsage(Record):
     """One pool's capacity, committed requests, summed limits and virtual capacity."""
 
     pool: str
@@ -86,8 +83,7 @@ class PoolUsage:
         return self.limit_tflops > self.virtual_tflops or self.limit_vram > self.virtual_vram
 
 
-@dataclass(frozen=True, slots=True)
-class GpuLimits:
+class GpuLimits(Record):
     """A GPU whose summed limits exceed its virtual capacity."""
 
     gpu: str

@@ -16,9 +16,9 @@ rolls node by node: each new pod is bound to the node its old pod ran on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from tfpolicy.records import Record
 from tfpolicy.scheduler.contract import Allocator, schedule, try_schedule
 from tfpolicy.scheduler.controllers import Controller, Daemon, Ordered, Progress, Rolling
 from tfpolicy.scheduler.diagnosis import Unschedulable
@@ -42,8 +42,7 @@ class StrategyType(Enum):
     ON_DELETE = "OnDelete"
 
 
-@dataclass(frozen=True, slots=True)
-class Strategy:
+class Strategy(Record):
     """How a controller replaces pods; surge/unavailable are ints or ``"25%"``."""
 
     type: StrategyType
@@ -79,8 +78,7 @@ def scaled(value: int | str, total: int, round_up: bool) -> int:
     return -(-part // 100) if round_up else part // 100
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(Record):
     """One workload moving from ``old_pods`` (running now) to ``new_pods``."""
 
     workload: str
@@ -91,8 +89,7 @@ class Transition:
     strategy: Strategy | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(Record):
     """The first pod that did not fit, with the pods of its workload running then."""
 
     workload: str
@@ -102,8 +99,7 @@ class Failure:
     new_running: int
 
 
-@dataclass(frozen=True, slots=True)
-class StepResult:
+class StepResult(Record):
     fits: bool
     failure: Failure | None
     before: Usage

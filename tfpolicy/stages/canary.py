@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from tfpolicy.records import Record, field
 
 PIN = "tfpolicy.dev/canary"  # on the workload's own labels
 PIN_FIRST = "first"
@@ -44,8 +45,7 @@ def pinned(labels: Mapping[str, Any]) -> bool:
     return labels.get(PIN) == PIN_FIRST
 
 
-@dataclass(frozen=True, slots=True)
-class Member:
+class Member(Record):
     """A workload a canary rung selects whole: its policy, identity and pin."""
 
     policy: str
@@ -53,8 +53,7 @@ class Member:
     pinned: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Cohort:
+class Cohort(Record):
     """Per policy, its by-workload canary members in order; computed over one input."""
 
     groups: tuple[tuple[str, tuple[Key, ...]], ...] = ()
@@ -87,8 +86,7 @@ class Cohort:
         return next((keys for name, keys in self.groups if name == policy), ())
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Record):
     chosen: bool
     position: int  # 1-based
     taken: int  # how many of the group this rung takes

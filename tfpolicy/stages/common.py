@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
+from tfpolicy.records import Record
 from tfpolicy.stages.keys import ENABLED as ENABLED
 from tfpolicy.stages.keys import OWN as OWN
 from tfpolicy.stages.keys import RECORDS
@@ -25,8 +25,7 @@ from tfpolicy.stages.record import Usage as Usage
 from tfpolicy.stages.record import surrogate_in
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(Record):
     """A stage's finding, located by a path relative to the pod template."""
 
     severity: Severity
@@ -35,8 +34,7 @@ class Note:
     path: Path = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StageContext:
+class StageContext(Record):
     kind: str
     replicas: int | None
     gpus: GpuResources

@@ -30,13 +30,13 @@ Pending. Both refuse such a template.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.findings import Severity
 from tfpolicy.gpus import table as gputable
 from tfpolicy.gpus.resources import HAMI, HAMI_ANNOTATIONS, HAMI_USE_TYPE, Hami
 from tfpolicy.policy.model import Settings
+from tfpolicy.records import Record, field
 from tfpolicy.stages.common import (
     TF,
     Note,
@@ -51,8 +51,7 @@ from tfpolicy.stages.keys import GPU_MODEL, PERCENT, VRAM
 _INT32 = 2**31 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class Conversion:
+class Conversion(Record):
     """What rightsize writes and removes for HAMi; empty for a template HAMi does not share."""
 
     annotations: dict[str, str] = field(default_factory=dict)
@@ -60,8 +59,7 @@ class Conversion:
     notes: tuple[Note, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class _Share:
+class _Share(Record):
     vram_mib: int | None
     cores: int | None
 

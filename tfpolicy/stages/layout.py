@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
+from tfpolicy.records import replace
 from tfpolicy.stages.record import Entries
 
 Capture = Callable[[Path, str], Layout | None]  # at a path, the Layout of a kind

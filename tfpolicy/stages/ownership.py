@@ -11,11 +11,12 @@ for any mix of user-written TensorFusion keys, and empty or null
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tfpolicy import records
 from tfpolicy.edits import clone
 from tfpolicy.findings import Severity
+from tfpolicy.records import field, replace
 from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
 from tfpolicy.stages.layout import reorder
@@ -37,8 +38,7 @@ from tfpolicy.stages.trust import screen
 MAPS = ("labels", "annotations")
 
 
-@dataclass(frozen=True, slots=True)
-class Writes:
+class Writes(records.Record):
     """What a stage puts on a template: label and annotation values, owned annotations it
     removes (with a warning), the GPU resources it already removed from the containers, and
     other annotations it removes (HAMi's; the stage says why)."""

@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
+
+from tfpolicy import records
+from tfpolicy.records import field
 
 SECTIONS = ("limits", "requests")
 WAS = "was"
@@ -65,8 +67,7 @@ Usage = dict[str, dict[str, dict[str, Any]]]
 Entries = dict[str, dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(records.Record):
     labels: Entries = field(default_factory=dict)
     annotations: Entries = field(default_factory=dict)
     maps: Entries = field(default_factory=dict)

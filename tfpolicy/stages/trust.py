@@ -26,11 +26,11 @@ recorded line that reads as another value is not used).
 from __future__ import annotations
 
 from collections.abc import Container
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.resources import HAMI_ANNOTATIONS
+from tfpolicy.records import replace
 from tfpolicy.stages.common import Note
 from tfpolicy.stages.keys import OWNED_ANNOTATIONS, OWNED_LABELS
 from tfpolicy.stages.record import WAS, Entries, Record, Usage

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
+from tfpolicy.records import replace
 from tfpolicy.scheduler import Isolation, PodRequest
 from tfpolicy.verify.records import GpuResult, Problem, Verdict, WorkloadResult
 

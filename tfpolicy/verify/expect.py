@@ -10,7 +10,6 @@ reserves per GPU.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission import WebhookConfig
@@ -28,12 +27,12 @@ from tfpolicy.plan.ladder import policy_set
 from tfpolicy.plan.pods import unit_pods
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import input_cohort, step_templates
+from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
 
 
-@dataclass(frozen=True, slots=True)
-class Expected:
+class Expected(Record):
     """One workload (the plan's unit) after the step."""
 
     key: str
@@ -54,8 +53,7 @@ class Expected:
         return self.tensor_fusion == self.replicas and self.replicas > 0
 
 
-@dataclass(frozen=True, slots=True)
-class StepPlan:
+class StepPlan(Record):
     step: Step
     previous: Step | None  # the step to go back to; None: before the first step
     workloads: tuple[Expected, ...]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.admission.keys import (
@@ -27,6 +26,7 @@ from tfpolicy.admission.keys import (
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.quantity import QuantityError, milli
 from tfpolicy.inventory.fields import tflops_of, vram_of
+from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Isolation, PodRequest
 from tfpolicy.verify.partitions import Placed, ledger, shown
 from tfpolicy.verify.pods import PodState
@@ -37,8 +37,7 @@ TFLOPS_TOLERANCE = 1000  # milli-TFLOPS: one TFLOPS
 VRAM_TOLERANCE = 256  # MiB
 
 
-@dataclass(frozen=True, slots=True)
-class Take:
+class Take(Record):
     """What one pod takes from each of its GPUs."""
 
     tflops: int = 0  # milli-TFLOPS

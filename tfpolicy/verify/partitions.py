@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from tfpolicy.records import Record
 
-@dataclass(frozen=True, slots=True)
-class Template:
+
+class Template(Record):
     id: str
     name: str
     memory_gib: int
@@ -84,8 +84,7 @@ def find(requested: str, vram: int) -> Template | None:
     return found[0] if len(found) == 1 else None
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
+class Placed(Record):
     """A partitioned pod the scheduler put on a GPU (its ``gpu-ids``)."""
 
     pod: str  # namespace/name

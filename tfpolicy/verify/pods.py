@@ -9,11 +9,11 @@ inject-container); the scheduler adds ``gpu-ids`` in PreBind (§5.4).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.admission.keys import COMPONENT, ENABLED, GPU_COUNT, GPUPOOL, INJECT_CONTAINER
 from tfpolicy.admission.keys import ISOLATION as ISOLATION_KEY
+from tfpolicy.records import Record
 from tfpolicy.verify.records import Problem, Verdict
 from tfpolicy.verify.snapshot import meta, name_of
 
@@ -26,8 +26,7 @@ _UNSCHEDULED = ("FailedScheduling", "GPUQuotaOrCapacityNotEnough")
 _LONGEST = 300  # an event or condition message is cut here: one line per problem
 
 
-@dataclass(frozen=True, slots=True)
-class PodState:
+class PodState(Record):
     name: str
     tensor_fusion: bool
     gpu_ids: tuple[str, ...]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
+
+from tfpolicy.records import Record
 
 
 class Verdict(IntEnum):
@@ -18,8 +19,7 @@ class Verdict(IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Record):
     """One thing the cluster shows that the plan did not expect."""
 
     verdict: Verdict
@@ -27,8 +27,7 @@ class Problem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class PodLine:
+class PodLine(Record):
     """One pod of a workload as the cluster shows it."""
 
     name: str
@@ -37,8 +36,7 @@ class PodLine:
     gpus: tuple[str, ...]  # the scheduler's gpu-ids
 
 
-@dataclass(frozen=True, slots=True)
-class ReplicaSetLine:
+class ReplicaSetLine(Record):
     """One revision of a Deployment or Rollout (see verify.revisions)."""
 
     name: str
@@ -47,8 +45,7 @@ class ReplicaSetLine:
     role: str  # new / old; a Rollout in the snapshot: stable / canary / old
 
 
-@dataclass(frozen=True, slots=True)
-class WorkloadResult:
+class WorkloadResult(Record):
     workload: str  # the plan's unit key, Kind/namespace/name[/template]
     expected_tf: int
     expected_native: int
@@ -63,8 +60,7 @@ class WorkloadResult:
         return max((p.verdict for p in self.problems), default=Verdict.READY)
 
 
-@dataclass(frozen=True, slots=True)
-class GpuResult:
+class GpuResult(Record):
     """One GPU: what it reports available, what the plan's requests leave (milli-TFLOPS, MiB)."""
 
     name: str
@@ -80,8 +76,7 @@ class GpuResult:
     capacity_vram: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(Record):
     """Where the snapshot comes from, and when, by its own objects (never the clock)."""
 
     source: str = ""  # the snapshot files, or the kubectl context of --live
@@ -90,8 +85,7 @@ class Origin:
     nodes: int = 0  # the GPUNodes it holds
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(Record):
     step: str  # e.g. "04 takeover-100"
     rollback: str  # the policy that undoes the step
     workloads: tuple[WorkloadResult, ...]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
+from tfpolicy.records import replace
 from tfpolicy.verify.expect import Expected
 from tfpolicy.verify.matching import Owners, candidates
 from tfpolicy.verify.records import Problem, Verdict

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from tfpolicy.admission.keys import PERCENT_REQUEST as _PERCENT_REQUEST
@@ -18,6 +17,7 @@ from tfpolicy.admission.keys import TFLOPS_REQUEST as _TFLOPS_REQUEST
 from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.fields import tflops_of, vram_of
+from tfpolicy.records import Record, field
 
 KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
 _TF_GROUP = "tensor-fusion.ai/"
@@ -25,8 +25,7 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")  # RFC 3339, to the second
 _ARGO_GROUP = "argoproj.io/"
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(Record):
     objects: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
 
     def of(self, kind: str) -> tuple[Mapping[str, Any], ...]:

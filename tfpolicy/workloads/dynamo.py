@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.gpus.vendors import accelerator
+from tfpolicy.records import replace
 from tfpolicy.workloads.shapes import ANY, Shape, Slot
 from tfpolicy.workloads.views import Move, View, shape_view
 

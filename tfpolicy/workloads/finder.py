@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path, format_path
 from tfpolicy.gpus.quantity import is_quantity
 from tfpolicy.gpus.vendors import accelerator
+from tfpolicy.records import Record
 
 _KINDS_DOC = "docs/kinds.md"
 # Shorthands a kind defines for a GPU count in its own resources block: Dynamo's
@@ -35,8 +35,7 @@ SHORTHANDS: dict[tuple[str, str], frozenset[str]] = {
 _SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
-@dataclass(frozen=True, slots=True)
-class GpuRequest:
+class GpuRequest(Record):
     """One resource of one ``resources`` block: ``path`` ends with its name."""
 
     path: Path
@@ -44,8 +43,7 @@ class GpuRequest:
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
-class Unmigrated:
+class Unmigrated(Record):
     """A GPU request no pod template migrated or reported: where, which rule, and why."""
 
     path: Path
@@ -98,8 +96,7 @@ def _resource_blocks(node: Any) -> Iterator[tuple[Path, dict[str, Any]]]:
                     push((value, (*path, index)))
 
 
-@dataclass(frozen=True, slots=True)
-class Known:
+class Known(Record):
     """What the engine knows of the object: whether the registry has its kind, the paths
     it migrated or reported, and which names its providers and HAMi count."""
 

@@ -7,12 +7,12 @@ read through a :class:`tfpolicy.workloads.views.View`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
+from tfpolicy.records import Record
 from tfpolicy.workloads.dynamo import component_view, service_view
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
@@ -44,8 +44,7 @@ __all__ = ["BUILTIN_KINDS", "MAX_REPLICAS", "NotCounted", "Registry", "ReplicasE
            "TemplateKind", "View", "parse_template_path", "replicas_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(Record):
     paths: tuple[Pattern, ...] = ()
     shapes: tuple[Any, ...] = ()
     reports: tuple[Report, ...] = ()

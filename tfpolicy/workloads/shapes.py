@@ -9,7 +9,8 @@ in a policy's ``podTemplates``. The built-in kinds are in :mod:`.kinds`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from tfpolicy.records import Record
 
 ANY = "*"
 _TOKEN = re.compile(r"\[(\*|[0-9]+)\]|([^.\[\]]+)")
@@ -39,8 +40,7 @@ FIRST_ALWAYS = "first-always"
 NUMBERED = "numbered"  # ``name`` when alone, else ``name-N``, avoiding the names in use
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(Record):
     """Where containers of a shape are, and the name their controller gives them."""
 
     pattern: Pattern
@@ -48,8 +48,7 @@ class Slot:
     rule: str = IF_MISSING
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(Record):
     """A pod whose parts live apart, relative to ``anchor``: ``meta`` holds its
     ``labels``/``annotations``, ``spec`` its pod-level fields, each ``containers``
     slot some of its containers (a ``(pattern, name)`` pair, as a policy's ``podTemplates``
@@ -69,8 +68,7 @@ class Shape:
     added: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class ServiceShape:
+class ServiceShape(Record):
     """A Dynamo service at ``anchor``: its pod's metadata, containers and GPU count are its
     own fields, read by :mod:`tfpolicy.workloads.dynamo`; with ``template`` (v1beta1's
     ``podTemplate``), the pod is that whole template below it."""
@@ -79,8 +77,7 @@ class ServiceShape:
     template: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(Record):
     """GPU resources at ``path`` that no field of the kind can migrate, and why. With
     ``missing``, the pod asks for GPUs no resource names: reported at ``path`` (which
     exists) when none of the fields ``missing`` names below it gives a GPU (a mapping
@@ -93,8 +90,7 @@ class Report:
     when: Pattern | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Sidecar:
+class Sidecar(Record):
     """A container the controller adds to the pods of the whole template at ``template``
     when the field at ``when`` is ``true`` (KubeRay's autoscaler on a head pod): like a
     shape's ``added``, it makes the pod one of several containers."""
@@ -104,8 +100,7 @@ class Sidecar:
     when: Pattern
 
 
-@dataclass(frozen=True, slots=True)
-class TemplateKind:
+class TemplateKind(Record):
     group: str  # "" = the core group
     kind: str
     paths: tuple[Pattern, ...]

@@ -12,10 +12,10 @@ from __future__ import annotations
 import copy
 import itertools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 
 from tfpolicy.edits import Edit, Op, Path, diff
+from tfpolicy.records import Record, replace
 from tfpolicy.workloads.shapes import (
     ALWAYS,
     ANY,
@@ -31,8 +31,7 @@ from tfpolicy.workloads.shapes import (
 _META_KEYS = ("labels", "annotations")
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(Record):
     """A container the view shows in place of a component that holds its ``resources`` (a
     Dynamo service): ``view`` is the container in the view, ``real`` the component, and the
     key ``shown`` of the mapping at ``section`` below it is ``named`` there."""
@@ -66,8 +65,7 @@ class Move:
         return {k: self.value((*path, k), v) if k == key else v for k, v in value.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(Record):
     """One pod's template; ``meta is None``: the real template at ``path`` itself."""
 
     path: Path  # the template, or the shape's anchor, from the object's root

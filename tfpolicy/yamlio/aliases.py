@@ -11,15 +11,13 @@ other users keep their value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import yaml
 
 from tfpolicy.edits import Path, PathItem
+from tfpolicy.records import Record, field
 
 
-@dataclass(frozen=True, slots=True)
-class Sharing:
+class Sharing(Record):
     """Alias occurrences by (parent node id, index in parent), and each anchor's users."""
 
     alias_at: dict[tuple[int, int], Path] = field(default_factory=dict)

@@ -11,20 +11,19 @@ below it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from tfpolicy.edits import Edit, Layout, Op, Path
+from tfpolicy.records import Record, field
 from tfpolicy.yamlio.aliases import Sharing, shared_below
 from tfpolicy.yamlio.rnodes import Mapping
 
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
+class Doc(Record):
     """A document being spliced: text, node tree, indent step, line ending, shared nodes."""
 
     text: str

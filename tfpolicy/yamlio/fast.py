@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import ryml  # type: ignore[import-untyped]
 
+from tfpolicy.records import Record
 from tfpolicy.yamlio.allow import declined
 from tfpolicy.yamlio.screen import document_root, json_of, json_text, quietly
 
@@ -37,8 +37,7 @@ _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _CANONICAL_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Read:
+class Read(Record):
     """A document read the fast way: its data, and what positions are computed from."""
 
     data: Any

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from tfpolicy.records import Record
 from tfpolicy.yamlio.emit import dump_documents
 from tfpolicy.yamlio.load import parse_with_libyaml
 from tfpolicy.yamlio.rnodes import Mapping as FastMapping
@@ -26,8 +26,7 @@ from tfpolicy.yamlio.rnodes import Mapping as FastMapping
 _LEADING = re.compile(r"[ ]*")
 
 
-@dataclass(frozen=True, slots=True)
-class ItemSpan:
+class ItemSpan(Record):
     """Where one item's mapping sits in the ResourceList text, and its text dedented."""
 
     start: int

@@ -9,12 +9,12 @@ the Kubernetes API server's strict decoder.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.records import Record
 from tfpolicy.yamlio import fast, jsondoc, rnodes
 from tfpolicy.yamlio.construct import Loader as _Loader
 from tfpolicy.yamlio.construct import error as _error
@@ -23,8 +23,7 @@ MAX_ALIAS_NODES = 100_000  # expanded nodes allowed once a document uses aliases
 _MAP = "tag:yaml.org,2002:map"
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(Record):
     """A document's data and node tree (``None`` for an empty document, and for one that is
     only ``null``: ``--- ~``, which kubectl skips as it skips an empty one)."""
 

@@ -13,12 +13,12 @@ checks that the text reads back as intended (verify.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from tfpolicy.edits import Edit, Op, Path, get_path
+from tfpolicy.records import Record
 from tfpolicy.yamlio.aliases import sharing
 from tfpolicy.yamlio.emit import block, entries, flow_text, scalar
 from tfpolicy.yamlio.expand import Doc, absorbed, expansions, index_of, local_collection
@@ -30,8 +30,7 @@ from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, ite
 from tfpolicy.yamlio.tails import append_at, first_at, heads_from
 
 
-@dataclass(frozen=True, slots=True)
-class _Patch:
+class _Patch(Record):
     start: int
     end: int
     text: str

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import BinaryIO
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.records import Record
 
 BOM = "\ufeff"
 
 
-@dataclass(frozen=True, slots=True)
-class RawDoc:
+class RawDoc(Record):
     """One document's original text (its leading comments and ``---`` line included)."""
 
     text: str
@@ -130,8 +129,7 @@ def decode(data: bytes, file: str) -> str:
     return text.removeprefix(BOM)
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
+class Piece(Record):
     """Whole documents of a stream, as read: undecoded, so a worker process decodes them."""
 
     data: bytes
