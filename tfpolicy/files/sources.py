@@ -6,16 +6,15 @@ Nothing here writes; writing lives in ``tfpolicy.files.output``.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 import struct
 import sys
 from collections.abc import Iterator
-from importlib import resources
 from pathlib import Path
 
 from tfpolicy import yamlio
+from tfpolicy.digest import sha256
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
 from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
@@ -51,7 +50,7 @@ class Seen(Record):
 
     @classmethod
     def of(cls, info: os.stat_result, data: bytes) -> Seen:
-        return cls(_stamp(info) + hashlib.sha256(data).digest())
+        return cls(_stamp(info) + sha256(data))
 
     def stamped(self, info: os.stat_result) -> bool:
         """Whether ``info`` has the size and mtime this was read with."""
@@ -214,10 +213,15 @@ def _kind(path: str) -> str | None:
     return "dir" if stat.S_ISDIR(mode) else "file"
 
 
+# The built-in policies, package data beside the code (pyproject's package-data); a path
+# rather than importlib.resources, whose import (tempfile, shutil, zipfile) is longer
+# than a small run's own work.
+BUILTIN = Path(__file__).resolve().parent.parent / "policies"
+
+
 def builtin_policies() -> list[str]:
-    folder = resources.files("tfpolicy").joinpath("policies")
-    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir()
-                  if p.name.endswith(".yaml"))
+    return sorted(name.removesuffix(".yaml") for name in os.listdir(BUILTIN)
+                  if name.endswith(".yaml"))
 
 
 def policy_source(ref: str, base: Path) -> tuple[str, str]:
@@ -226,7 +230,7 @@ def policy_source(ref: str, base: Path) -> tuple[str, str]:
     if _is_path(ref, base):
         return _shown(ref, candidate), read_text(str(candidate))
     if ref in builtin_policies():
-        text = resources.files("tfpolicy").joinpath("policies", f"{ref}.yaml").read_text()
+        text = (BUILTIN / f"{ref}.yaml").read_text(encoding="utf-8")
         return f"builtin:{ref}", text
     raise TfpolicyError(
         f"no policy file or built-in policy named {ref!r} "

@@ -9,11 +9,12 @@ never known.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from functools import cache
 from typing import Any
+
+from tfpolicy.digest import sha256
 
 # The built-in policies (tfpolicy/policies/*.yaml), one fingerprint per document.
 VALIDATED: frozenset[str] = frozenset({
@@ -44,7 +45,7 @@ def fingerprint(data: Any, name: str) -> str | None:
                           separators=(",", ":")).encode()
     except (TypeError, ValueError, RecursionError):  # ValueError: NaN, a lone surrogate
         return None
-    return hashlib.sha256(name.encode() + b"\0" + schema + b"\0" + text).hexdigest()
+    return sha256(name.encode() + b"\0" + schema + b"\0" + text).hex()
 
 
 def _plain(value: Any) -> bool:

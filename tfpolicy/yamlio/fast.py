@@ -27,10 +27,9 @@ import json
 import re
 from typing import Any
 
-import ryml  # type: ignore[import-untyped]
-
 from tfpolicy.records import Record
 from tfpolicy.yamlio.allow import declined
+from tfpolicy.yamlio.rapid import ryml
 from tfpolicy.yamlio.screen import document_root, json_of, json_text, quietly
 
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")

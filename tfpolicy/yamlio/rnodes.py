@@ -15,11 +15,11 @@ import re
 from collections import abc
 from typing import Any, overload
 
-import ryml  # type: ignore[import-untyped]
 import yaml
 
 from tfpolicy.yamlio.fast import Read
 from tfpolicy.yamlio.marks import Mark, NeedsLibyaml, ReadText, once
+from tfpolicy.yamlio.rapid import ryml
 
 __all__ = ["Mapping", "NeedsLibyaml", "Scalar", "Sequence", "root_node"]
 

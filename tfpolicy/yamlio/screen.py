@@ -32,9 +32,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-import ryml  # type: ignore[import-untyped]
-
 from tfpolicy.yamlio.allow import keys_declined
+from tfpolicy.yamlio.rapid import ryml
 
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 _silenced: list[bool] = []  # [True] once descriptor 2 is /dev/null for good
