@@ -15,8 +15,9 @@ workers). ``replace``, ``fields`` and ``asdict`` work as their ``dataclasses`` n
 Why not ``dataclasses`` itself: a dataclass compiles six methods and, with slots, builds
 its class twice when the module is imported, about a millisecond per class, and the
 start of a small ``check`` defines dozens of them. A record builds nothing when it is
-defined; its methods are compiled together the first time any of them is called, so a
-class that a run never instantiates costs nothing.
+defined. Its first calls are answered by generic methods that read the fields at each
+call; after ``COMPILE_AFTER`` calls its own methods are compiled, together, and take
+their place. A small run compiles nothing, a bulk run compiles each busy class once.
 """
 
 from __future__ import annotations
@@ -146,13 +147,93 @@ class RecordMeta(type):
         return super().__new__(mcs, name, bases, ns)
 
 
-def _stub(method: str) -> Callable[..., Any]:
-    def first_call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        _build(type(self))
-        return getattr(type(self), method)(self, *args, **kwargs)
+# Calls of a class's methods answered by the generic versions below before the class's
+# own are compiled: a small run makes a few of each record and compiles nothing, a bulk
+# run compiles each class it uses many times once, after its first calls.
+COMPILE_AFTER = 32
+_calls: dict[type, int] = {}
 
-    first_call.__name__ = first_call.__qualname__ = method
-    return first_call
+
+def _stub(method: str) -> Callable[..., Any]:
+    generic = _GENERIC[method]
+
+    def first_calls(self: Any, *args: Any, **kwargs: Any) -> Any:
+        cls = type(self)
+        count = _calls[cls] = _calls.get(cls, 0) + 1
+        if count > COMPILE_AFTER:
+            _build(cls)
+            return getattr(cls, method)(self, *args, **kwargs)
+        return generic(self, *args, **kwargs)
+
+    first_calls.__name__ = first_calls.__qualname__ = method
+    return first_calls
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """``__init__`` read off the fields at each call, as the compiled one behaves."""
+    cls = type(self)
+    specs = cls.__record_fields__
+    named = [spec.name for spec in specs if spec.init]
+    if len(args) > len(named):
+        raise TypeError(f"{cls.__qualname__}.__init__() takes {len(named) + 1} positional "
+                        f"arguments but {len(args) + 1} were given")
+    given = dict(zip(named, args, strict=False))
+    for name, value in kwargs.items():
+        if name not in named:
+            raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword "
+                            f"argument {name!r}")
+        if name in given:
+            raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for "
+                            f"argument {name!r}")
+        given[name] = value
+    missing = [spec.name for spec in specs if spec.init and spec.name not in given
+               and spec.default is MISSING and spec.default_factory is MISSING]
+    if missing:
+        raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required "
+                        f"positional argument{'s' if len(missing) > 1 else ''}: "
+                        + " and ".join(repr(name) for name in missing))
+    for spec in specs:
+        if spec.init and spec.name in given:
+            object.__setattr__(self, spec.name, given[spec.name])
+        elif spec.default_factory is not MISSING:
+            object.__setattr__(self, spec.name, spec.default_factory())
+        elif spec.default is not MISSING:
+            object.__setattr__(self, spec.name, spec.default)
+    if hasattr(cls, "__post_init__"):
+        self.__post_init__()
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{spec.name}={getattr(self, spec.name)!r}"
+                      for spec in type(self).__record_fields__ if spec.repr)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _compared(item: Any) -> tuple[Any, ...]:
+    return tuple(getattr(item, spec.name) for spec in type(item).__record_fields__
+                 if spec.compare)
+
+
+def _hash(self: Any) -> int:
+    return hash(tuple(getattr(self, spec.name) for spec in type(self).__record_fields__
+                      if (spec.compare if spec.hash is None else spec.hash)))
+
+
+def _comparison(test: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable[..., Any]:
+    def compare(self: Any, other: Any) -> Any:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return test(_compared(self), _compared(other))
+
+    return compare
+
+
+_GENERIC: dict[str, Callable[..., Any]] = {
+    "__init__": _init, "__repr__": _repr, "__hash__": _hash,
+    "__eq__": _comparison(lambda a, b: a == b), "__lt__": _comparison(lambda a, b: a < b),
+    "__le__": _comparison(lambda a, b: a <= b), "__gt__": _comparison(lambda a, b: a > b),
+    "__ge__": _comparison(lambda a, b: a >= b),
+}
 
 
 def _frozen(self: object, name: str, *_: object) -> None:
@@ -186,21 +267,28 @@ def _build(cls: type[Record]) -> None:
     exec(compile(source, f"<record {cls.__qualname__}>", "exec"), scope)
     for method in cls.__record_lazy__:
         setattr(cls, method, scope[method])
+    _calls.pop(cls, None)
 
 
-def _sources(cls: type, specs: tuple[Field, ...], scope: dict[str, Any]) -> Iterator[str]:
-    yield _init_source(cls, specs, scope)
-    shown = ", ".join(f"{s.name}={{self.{s.name}!r}}" for s in specs if s.repr)
-    yield f"def __repr__(self):\n return f'{{type(self).__qualname__}}({shown})'"
+def _sources(cls: type[Record], specs: tuple[Field, ...],
+             scope: dict[str, Any]) -> Iterator[str]:
+    wanted = cls.__record_lazy__
+    if "__init__" in wanted:
+        yield _init_source(cls, specs, scope)
+    if "__repr__" in wanted:
+        shown = ", ".join(f"{s.name}={{self.{s.name}!r}}" for s in specs if s.repr)
+        yield f"def __repr__(self):\n return f'{{type(self).__qualname__}}({shown})'"
     mine = "(" + "".join(f"self.{s.name}," for s in specs if s.compare) + ")"
     theirs = mine.replace("self.", "other.")
     for method, op in (("__eq__", "=="), ("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"),
                        ("__ge__", ">=")):
-        yield (f"def {method}(self, other):\n if other.__class__ is not self.__class__:\n"
-               f"  return NotImplemented\n return {mine} {op} {theirs}")
-    hashed = "(" + "".join(f"self.{s.name}," for s in specs
-                           if (s.compare if s.hash is None else s.hash)) + ")"
-    yield f"def __hash__(self):\n return hash({hashed})"
+        if method in wanted:
+            yield (f"def {method}(self, other):\n if other.__class__ is not self.__class__:\n"
+                   f"  return NotImplemented\n return {mine} {op} {theirs}")
+    if "__hash__" in wanted:
+        hashed = "(" + "".join(f"self.{s.name}," for s in specs
+                               if (s.compare if s.hash is None else s.hash)) + ")"
+        yield f"def __hash__(self):\n return hash({hashed})"
 
 
 def _init_source(cls: type, specs: tuple[Field, ...], scope: dict[str, Any]) -> str:

@@ -16,21 +16,24 @@ from tfpolicy import records
 from tfpolicy.records import FrozenRecordError, Record, asdict, field, fields, replace
 
 
-class AsRecord:
-    class Seat(Record, order=True):
-        node: str
-        gpus: tuple[str, ...] = ()
-        note: str = field(default="", compare=False)
-        tags: dict[str, str] = field(default_factory=dict, hash=False)
-        size: int = field(init=False, default=0)
-        LIMIT: ClassVar[int] = 8
+def record_classes() -> Any:
+    class AsRecord:
+        class Seat(Record, order=True):
+            node: str
+            gpus: tuple[str, ...] = ()
+            note: str = field(default="", compare=False)
+            tags: dict[str, str] = field(default_factory=dict, hash=False)
+            size: int = field(init=False, default=0)
+            LIMIT: ClassVar[int] = 8
 
-        def __post_init__(self) -> None:
-            object.__setattr__(self, "size", len(self.gpus))
+            def __post_init__(self) -> None:
+                object.__setattr__(self, "size", len(self.gpus))
 
-    class Pair(Record):
-        left: Any
-        right: Any = None
+        class Pair(Record):
+            left: Any
+            right: Any = None
+
+    return AsRecord
 
 
 class AsDataclass:
@@ -51,6 +54,23 @@ class AsDataclass:
         left: Any
         right: Any = None
 
+
+# Two tiers of one declaration: methods compiled from the first call, and the generic
+# methods a record answers its first calls with (never compiled while the tests run).
+COMPILED, GENERIC = record_classes(), record_classes()
+for _tier, _name in ((COMPILED, "COMPILED"), (GENERIC, "GENERIC")):
+    for _cls in (_tier.Seat, _tier.Pair):
+        _cls.__qualname__ = f"{_name}.{_cls.__name__}"  # where pickle finds it
+        if _tier is COMPILED:
+            records._build(_cls)
+TIERS = pytest.mark.parametrize("tier", [COMPILED, GENERIC], ids=["compiled", "generic"])
+
+
+@pytest.fixture(autouse=True)
+def _generic_stays_generic(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(records, "COMPILE_AFTER", 10**9)
+    yield
+    assert GENERIC.Seat.__dict__["__init__"].__code__.co_name == "first_calls"
 
 
 def shown(item: object) -> str:
@@ -74,16 +94,17 @@ seats = st.tuples(names, st.lists(names, max_size=3).map(tuple), names,
                   st.dictionaries(names, names, max_size=2))
 
 
-def both(values: tuple[str, tuple[str, ...], str, dict[str, str]]) -> tuple[Any, Any]:
+def both(tier: Any, values: tuple[str, tuple[str, ...], str, dict[str, str]]) -> tuple[Any, Any]:
     node, gpus, note, tags = values
-    return (AsRecord.Seat(node, gpus, note=note, tags=dict(tags)),
+    return (tier.Seat(node, gpus, note=note, tags=dict(tags)),
             AsDataclass.Seat(node, gpus, note=note, tags=dict(tags)))
 
 
+@TIERS
 @settings(max_examples=300, derandomize=True)
-@given(seats, seats)
-def test_a_record_compares_orders_and_prints_as_its_dataclass(a: Any, b: Any) -> None:
-    (ra, da), (rb, db) = both(a), both(b)
+@given(a=seats, b=seats)
+def test_a_record_compares_orders_and_prints_as_its_dataclass(tier: Any, a: Any, b: Any) -> None:
+    (ra, da), (rb, db) = both(tier, a), both(tier, b)
     assert shown(ra) == shown(da)
     assert (ra == rb) == (da == db)
     assert orders(ra, rb) == orders(da, db)
@@ -95,18 +116,21 @@ def test_a_record_compares_orders_and_prints_as_its_dataclass(a: Any, b: Any) ->
     assert type(ra).__match_args__ == type(da).__match_args__
 
 
+@TIERS
 @settings(max_examples=100, derandomize=True)
-@given(seats, names)
-def test_a_copy_changed_pickled_or_copied_is_the_dataclass_one(a: Any, node: str) -> None:
-    ra, da = both(a)
+@given(a=seats, node=names)
+def test_a_copy_changed_pickled_or_copied_is_the_dataclass_one(tier: Any, a: Any,
+                                                                node: str) -> None:
+    ra, da = both(tier, a)
     assert shown(replace(ra, node=node)) == shown(dataclasses.replace(da, node=node))
     for item in (ra, da):
         assert pickle.loads(pickle.dumps(item)) == item
         assert copy.deepcopy(item) == item and copy.copy(item) == item
 
 
-def test_construction_refuses_what_a_dataclass_refuses() -> None:
-    for side in (AsRecord, AsDataclass):
+@TIERS
+def test_construction_refuses_what_a_dataclass_refuses(tier: Any) -> None:
+    for side in (tier, AsDataclass):
         with pytest.raises(TypeError):
             side.Seat()  # type: ignore[call-arg]
         with pytest.raises(TypeError):
@@ -114,37 +138,41 @@ def test_construction_refuses_what_a_dataclass_refuses() -> None:
         with pytest.raises(TypeError):
             side.Pair(1, 2, right=3)  # type: ignore[misc]
     with pytest.raises(ValueError, match="init=False"):
-        replace(AsRecord.Seat("n"), size=3)
+        replace(tier.Seat("n"), size=3)
 
 
-def test_a_record_is_frozen_and_slotted() -> None:
-    seat = AsRecord.Seat("n", ("a",))
+@TIERS
+def test_a_record_is_frozen_and_slotted(tier: Any) -> None:
+    seat = tier.Seat("n", ("a",))
     with pytest.raises(FrozenRecordError):
         seat.node = "m"  # type: ignore[misc]
     with pytest.raises(AttributeError):
         del seat.node  # type: ignore[misc]
     assert not hasattr(seat, "__dict__")
-    assert AsRecord.Seat.LIMIT == 8 and "LIMIT" not in AsRecord.Seat.__slots__
-    assert AsRecord.Seat("n").tags is not AsRecord.Seat("n").tags  # one dict each
+    assert tier.Seat.LIMIT == 8 and "LIMIT" not in tier.Seat.__slots__
+    assert tier.Seat("n").tags is not tier.Seat("n").tags  # one dict each
 
 
-def test_records_compare_only_with_their_own_class() -> None:
-    assert AsRecord.Pair(1, 2) != (1, 2)
-    assert AsRecord.Pair(1, 2) != AsDataclass.Pair(1, 2)
+@TIERS
+def test_records_compare_only_with_their_own_class(tier: Any) -> None:
+    assert tier.Pair(1, 2) != (1, 2)
+    assert tier.Pair(1, 2) != AsDataclass.Pair(1, 2)
     with pytest.raises(TypeError):
-        _ = AsRecord.Seat("a") < AsRecord.Pair(1)  # type: ignore[operator]
+        _ = tier.Seat("a") < tier.Pair(1)
 
 
-def test_nothing_is_compiled_until_a_method_is_called() -> None:
+def test_a_class_is_compiled_after_its_first_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     class Late(Record):
         value: int
 
-    assert Late.__init__.__name__ == "__init__" and Late.__dict__["__init__"].__code__ \
-        .co_name == "first_call"
-    assert repr(Late(3)) == "test_nothing_is_compiled_until_a_method_is_called.<locals>" \
-        ".Late(value=3)"
-    assert Late.__dict__["__init__"].__code__.co_filename.startswith("<record ")
-    assert Late(3) == Late(3) and hash(Late(3)) == hash(Late(3))
+    monkeypatch.setattr(records, "COMPILE_AFTER", 3)
+    assert repr(Late(3)) == ("test_a_class_is_compiled_after_its_first_calls.<locals>"
+                             ".Late(value=3)")
+    assert Late.__dict__["__init__"].__code__.co_name == "first_calls"
+    assert Late(3) == Late(3)  # the fourth call and beyond: compiled
+    for method in ("__init__", "__repr__", "__eq__", "__hash__"):
+        assert Late.__dict__[method].__code__.co_filename.startswith("<record ")
+    assert Late(3) == Late(3) and hash(Late(3)) == hash(Late(3)) and Late(3) != Late(4)
 
 
 def test_a_class_keeps_the_methods_it_writes_itself() -> None:
