@@ -231,3 +231,28 @@ def test_argocd_on_a_plain_app_starts_no_renderer(tmp_path: Path) -> None:
     loaded = set(_in_child(code, {**os.environ, "ARGOCD_ENV_TFPOLICY_POLICIES": "takeover"}))
     assert "tfpolicy.hosts.appsource" in loaded
     assert not {m for m in loaded if m.startswith(("multiprocessing", "subprocess"))}
+
+
+def test_a_small_check_loads_no_openssl_no_resources_reader_and_no_packaging() -> None:
+    """The built-in policies are read by path, a small input hashed by CPython's own
+    SHA-256, and rapidyaml imported without the deprecation package it decorates with."""
+    checked = _loaded_after(["check", "-p", "takeover", str(LLM)])
+    assert "ryml" in checked and "tfpolicy.digest" in checked
+    assert not {"hashlib", "_hashlib", "importlib.resources", "deprecation",
+                "packaging"} & checked
+
+
+def test_after_rapidyaml_the_real_deprecation_package_imports() -> None:
+    code = ("import tfpolicy.yamlio.fast, sys\nassert 'deprecation' not in sys.modules\n"
+            "import deprecation\nprint(deprecation.__file__)")
+    assert _in_child(code)[0].endswith(("deprecation.py", "__init__.py"))
+
+
+def test_the_digest_is_sha256_whichever_implementation_gives_it() -> None:
+    code = ("import os, sys\nfrom tfpolicy import digest\n"
+            "data = [os.urandom(n) for n in (0, 1, 100, digest.SMALL - 1, digest.SMALL, 1 << 20)]\n"
+            "before = [digest.sha256(d).hex() for d in data]\n"
+            "import hashlib\n"
+            "after = [digest.sha256(d).hex() for d in data]\n"
+            "print(before == after == [hashlib.sha256(d).hexdigest() for d in data])")
+    assert _in_child(code) == ["True"]
