@@ -45,3 +45,12 @@ def test_krm_stage(tmp_path: Path) -> None:
     messages = [r["message"] for r in yaml.safe_load(done.stdout)["results"]]
     assert messages == ["unknown stage 'rolback' (did you mean rollback? valid: takeover, "
                         "rightsize, rollback)"]
+
+
+def test_builtin_policy_name(tmp_path: Path) -> None:
+    (tmp_path / "app.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    done = tfpolicy("check", "-p", "takover", "app.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "(did you mean takeover? built-in: " in done.stderr
+    assert "did you mean" not in tfpolicy("check", "-p", "sideways", "app.yaml",
+                                          cwd=tmp_path).stderr

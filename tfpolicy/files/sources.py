@@ -20,6 +20,7 @@ from tfpolicy.findings import Finding
 from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
 from tfpolicy.records import Record
 from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.suggest import closest
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 30
@@ -229,13 +230,14 @@ def policy_source(ref: str, base: Path) -> tuple[str, str]:
     candidate = base / ref  # an absolute ref stays itself
     if _is_path(ref, base):
         return _shown(ref, candidate), read_text(str(candidate))
-    if ref in builtin_policies():
+    known = builtin_policies()
+    if ref in known:
         text = (BUILTIN / f"{ref}.yaml").read_text(encoding="utf-8")
         return f"builtin:{ref}", text
+    close = closest(ref, known)
+    hint = f"did you mean {close}? " if close else ""
     raise TfpolicyError(
-        f"no policy file or built-in policy named {ref!r} "
-        f"(built-in: {', '.join(builtin_policies())})"
-    )
+        f"no policy file or built-in policy named {ref!r} ({hint}built-in: {', '.join(known)})")
 
 
 def _is_path(ref: str, base: Path) -> bool:

@@ -11,12 +11,12 @@ which no tool can take for a flag of its own (DESIGN §4a).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.policy.schema import brief
+from tfpolicy.suggest import closest
 
 # Helm's own rule for release names (pkg/chartutil ValidateReleaseName): DNS-1123
 # subdomain characters, at most 53 so the names helm derives from it stay under 63.
@@ -72,8 +72,7 @@ def known_names(given: Iterable[str], valid: Sequence[str], what: str, origin: s
     unknown = sorted({name for name in given if name not in valid})
     if not unknown:
         return
-    close = [match[0] for name in unknown
-             for match in [difflib.get_close_matches(name, valid, n=1, cutoff=0.6)] if match]
+    close = [match for name in unknown if (match := closest(name, valid, 0.6)) is not None]
     hint = f"did you mean {', '.join(close)}? " if close else ""
     raise TfpolicyError(f"unknown {what} {', '.join(shown(n) for n in unknown)} "
                         f"({hint}valid: {', '.join(valid)})", file=origin)

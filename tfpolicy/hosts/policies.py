@@ -7,7 +7,6 @@ schema check as policy files, so a bad one is reported at its line.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from tfpolicy import yamlio
@@ -25,6 +24,7 @@ from tfpolicy.policy.model import (
 from tfpolicy.policy.schema import brief
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.suggest import closest
 
 _SEPARATOR = re.compile(r"[,\s]+")
 
@@ -73,8 +73,8 @@ def with_stage(policies: PolicySet, stage: str) -> PolicySet:
         target = Stage(stage)
     except ValueError:
         names = [s.value for s in Stage]
-        close = difflib.get_close_matches(stage, names, n=1, cutoff=0.7)
-        hint = f"did you mean {close[0]}? " if close else ""
+        close = closest(stage, names)
+        hint = f"did you mean {close}? " if close else ""
         raise TfpolicyError(f"unknown stage {brief(stage)} ({hint}valid: {', '.join(names)})"
                             ) from None
     return PolicySet.of([_restaged(p, target) for p in policies.policies])

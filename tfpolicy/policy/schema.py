@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfpolicy.policy.known import known_valid
 from tfpolicy.records import Record
+from tfpolicy.suggest import closest
 
 if TYPE_CHECKING:
     import jsonschema
@@ -111,10 +112,8 @@ def _message(error: jsonschema.ValidationError) -> str:
 
 def _did_you_mean(given: list[Any], known: list[str]) -> str:
     """The known name a typo is closest to (``enabledReplica``, ``takover``), if any is close."""
-    import difflib  # here: only a violation needs it
-
-    hints = [match[0] for g in given if isinstance(g, str) and len(g) <= _SHORT
-             for match in [difflib.get_close_matches(g, known, n=1, cutoff=0.7)] if match]
+    hints = [match for g in given if isinstance(g, str) and len(g) <= _SHORT
+             if (match := closest(g, known)) is not None]
     return f" (did you mean {', '.join(hints)}?)" if hints else ""
 
 
