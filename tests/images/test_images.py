@@ -20,8 +20,11 @@ import yaml
 
 from tfpolicy import git_commit
 
-# One worker builds and runs them all: two would build into the same context at once.
-pytestmark = [pytest.mark.images, pytest.mark.xdist_group("images")]
+# One worker builds and runs them all, the wheel and sdist of test_package.py and the
+# images' wheel of test_images.py in turn: two setuptools builds of this tree at once
+# write its egg-info and build/ together, and one of them can come out without its
+# name or its dependencies.
+pytestmark = [pytest.mark.images, pytest.mark.xdist_group("builds-of-this-tree")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

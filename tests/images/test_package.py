@@ -16,8 +16,11 @@ import pytest
 
 from tfpolicy import __version__, git_commit
 
-# One worker builds and runs them all: two would build into the same context at once.
-pytestmark = [pytest.mark.package, pytest.mark.xdist_group("package")]
+# One worker builds and runs them all, the wheel and sdist of test_package.py and the
+# images' wheel of test_images.py in turn: two setuptools builds of this tree at once
+# write its egg-info and build/ together, and one of them can come out without its
+# name or its dependencies.
+pytestmark = [pytest.mark.package, pytest.mark.xdist_group("builds-of-this-tree")]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Path(sys.executable).parent / "tfpolicy"
