@@ -82,10 +82,11 @@ demo: $(BIN)/tfpolicy
 
 # Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)
 # much of the time, and on a shared machine two processes get twice one's share. The
-# image and package tests each stay on one worker (xdist_group), and every test writes
-# only under its own tmp_path and binds only free ports.
+# image and package tests build this tree one at a time under a file lock
+# (tests/images/treebuild.py), and every other test writes only under its own tmp_path
+# and binds only free ports.
 PYTEST_WORKERS ?= 2
-PYTEST_PARALLEL = -n $(PYTEST_WORKERS) --dist loadgroup
+PYTEST_PARALLEL = -n $(PYTEST_WORKERS)
 
 test: $(BIN)/tfpolicy
 	$(BIN)/ruff check tfpolicy tests bench
@@ -103,17 +104,6 @@ dist: $(BIN)/tfpolicy
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 
-# A binary copied into the context under a temporary name, flushed and renamed, then
-# waited for until its size reads as the source's: on some shared filesystems a file just
-# written shows a short size to the next reader for a moment, and the engine's copier
-# refuses a file that grows while it reads it ("incorrect size").
-define stage
-install -m 0755 $(1) $(2).part && sync $(2).part && mv $(2).part $(2) && \
-	want=$$(stat -Lc %s $(1)); for i in $$(seq 50); do \
-	  [ "$$(stat -c %s $(2))" = "$$want" ] && break; sleep 0.2; done; \
-	[ "$$(stat -c %s $(2))" = "$$want" ] || { echo "$(2): size never reached $$want" >&2; exit 1; }
-endef
-
 # Wheels of tfpolicy (wheel/) and of its dependencies for IMAGE_PYTHON (deps/), and the
 # sidecar's files.
 image-context: $(BIN)/tfpolicy
@@ -125,8 +115,8 @@ image-context: $(BIN)/tfpolicy
 	  --dest $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/wheel/tfpolicy-*.whl
 	rm -f $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
 	cp plugins/argocd/plugin.yaml $(IMAGE_CONTEXT)/
-	$(if $(filter-out none,$(KUBECTL_BIN)),$(call stage,$(KUBECTL_BIN),$(IMAGE_CONTEXT)/bin/kubectl))
-	$(if $(filter-out none,$(HELM_BIN)),$(call stage,$(HELM_BIN),$(IMAGE_CONTEXT)/bin/helm))
+	$(if $(filter-out none,$(KUBECTL_BIN)),cp $(KUBECTL_BIN) $(IMAGE_CONTEXT)/bin/kubectl)
+	$(if $(filter-out none,$(HELM_BIN)),cp $(HELM_BIN) $(IMAGE_CONTEXT)/bin/helm)
 
 images: image-context
 	$(PODMAN) build --build-arg PYTHON_IMAGE=$(BASE_IMAGE) \

@@ -17,14 +17,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from treebuild import built_this_run, forget_other_runs, one_build_at_a_time
 
 from tfpolicy import git_commit
 
-# One worker builds and runs them all, the wheel and sdist of test_package.py and the
-# images' wheel of test_images.py in turn: two setuptools builds of this tree at once
-# write its egg-info and build/ together, and one of them can come out without its
-# name or its dependencies.
-pytestmark = [pytest.mark.images, pytest.mark.xdist_group("builds-of-this-tree")]
+pytestmark = [pytest.mark.images]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -62,14 +59,16 @@ def engine() -> dict[str, str]:
     # the default open-files limit is above what the sandbox allows (containers.md).
     if "CONTAINERS_CONF" not in env and shutil.which("runc") is not None:
         env["CONTAINERS_CONF"] = str(ENGINE_CONF)
-    build = ["make", "--no-print-directory", "test-images", f"VENV={sys.prefix}"]
-    done = _run(build, env, timeout=1800)
-    # The engine's copier refuses a context file whose size changed between its stat and
-    # its read ("incorrect size"); a shared filesystem has shown that once for a binary
-    # just copied in. That is the machine's, not the images', so it gets one more build.
-    if done.returncode != 0 and "incorrect size" in done.stderr:
-        done = _run(build, env, timeout=1800)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    # Built once per test run, by whichever worker comes first, while no other build of
+    # this tree runs (treebuild.py): two builds into one context at once mix their files.
+    with one_build_at_a_time():
+        stamp = built_this_run("images")
+        if not stamp.exists():
+            forget_other_runs("images")
+            done = _run(["make", "--no-print-directory", "test-images", f"VENV={sys.prefix}"],
+                        env, timeout=1800)
+            assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+            stamp.touch()
     return env
 
 

@@ -13,14 +13,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from treebuild import one_build_at_a_time
 
 from tfpolicy import __version__, git_commit
 
-# One worker builds and runs them all, the wheel and sdist of test_package.py and the
-# images' wheel of test_images.py in turn: two setuptools builds of this tree at once
-# write its egg-info and build/ together, and one of them can come out without its
-# name or its dependencies.
-pytestmark = [pytest.mark.package, pytest.mark.xdist_group("builds-of-this-tree")]
+pytestmark = [pytest.mark.package]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Path(sys.executable).parent / "tfpolicy"
@@ -35,7 +32,8 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
-    done = _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], ROOT)
+    with one_build_at_a_time():  # the sdist writes this tree's egg-info (treebuild.py)
+        done = _run([sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)], ROOT)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return out
 
