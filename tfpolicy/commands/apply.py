@@ -26,6 +26,7 @@ from tfpolicy.commands.common import (
     fail_on_option,
     jobs_option,
     named,
+    none_found,
     resolve,
 )
 from tfpolicy.commands.outdir import destinations, write_outputs
@@ -60,6 +61,7 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
         return _to_folder(run, named(paths), Path(output), fail_on)
     findings: list[Finding] = []
     files = list(manifest_files(named(paths, stdin=True)))
+    none_found(files, paths)
     shown = progress(len(files))
     with tempfile.TemporaryFile() as spool:
         ended, later = True, False

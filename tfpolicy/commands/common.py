@@ -151,6 +151,14 @@ def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
     return paths
 
 
+def none_found(files: list[str], paths: tuple[str, ...]) -> None:
+    """One line on stderr when the folders named hold no manifest: exit 0 then says the
+    folders were empty, never that their manifests were looked at and fine."""
+    if not files:
+        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {', '.join(paths)}: "
+                   "nothing to do", err=True)
+
+
 class Unset:
     """No config passed: ``decide`` looks it up."""
 

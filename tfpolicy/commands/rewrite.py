@@ -11,7 +11,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands import cohorts
-from tfpolicy.commands.common import Run, named
+from tfpolicy.commands.common import Run, named, none_found
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
@@ -97,6 +97,8 @@ def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list
     files = list(manifest_files(named(hook_files(named(paths)) if run.hook else paths)))
     if STDIN in files:
         raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
+    if not run.hook:
+        none_found(files, paths)
     run = cohorts.ordered(run, files)
     total, batches = _batches(files, run.jobs)
     return run, total, batches
