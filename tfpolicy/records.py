@@ -54,6 +54,16 @@ class Field:
     def __repr__(self) -> str:
         return f"Field(name={self.name!r})"
 
+    @property
+    def required(self) -> bool:
+        """Whether ``__init__`` must be given it: taken by init, no default of any kind."""
+        return self.init and self.default is MISSING and self.default_factory is MISSING
+
+    @property
+    def hashed(self) -> bool:
+        """Whether it is in ``__hash__``: as compared, unless ``hash=`` says otherwise."""
+        return self.compare if self.hash is None else self.hash
+
 
 if TYPE_CHECKING:
     @overload
@@ -83,10 +93,10 @@ else:
 
 
 def _is_classvar(annotation: object) -> bool:
-    if isinstance(annotation, str):
-        return annotation.startswith(("ClassVar", "typing.ClassVar"))
-    return getattr(annotation, "__origin__", annotation).__class__.__name__ == "_SpecialForm" \
-        and "ClassVar" in repr(annotation)
+    """A ``ClassVar[…]`` annotation, written as text (``from __future__ import
+    annotations``) or as the object itself."""
+    shown = annotation if isinstance(annotation, str) else repr(annotation)
+    return shown.startswith(("ClassVar", "typing.ClassVar"))
 
 
 def _declare(ns: dict[str, Any]) -> tuple[Field, ...]:
@@ -109,10 +119,9 @@ def _order_check(specs: tuple[Field, ...], name: str) -> None:
     for spec in specs:
         if not spec.init:
             continue
-        has = spec.default is not MISSING or spec.default_factory is not MISSING
-        if seen_default and not has:
+        if seen_default and spec.required:
             raise TypeError(f"{name}: non-default field {spec.name!r} follows a default one")
-        seen_default = seen_default or has
+        seen_default = seen_default or not spec.required
 
 
 _LAZY = ("__init__", "__repr__", "__eq__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__")
@@ -213,8 +222,7 @@ def _sources(cls: type[Record], specs: tuple[Field, ...],
             yield (f"def {method}(self, other):\n if other.__class__ is not self.__class__:\n"
                    f"  return NotImplemented\n return {mine} {op} {theirs}")
     if "__hash__" in wanted:
-        hashed = "(" + "".join(f"self.{s.name}," for s in specs
-                               if (s.compare if s.hash is None else s.hash)) + ")"
+        hashed = "(" + "".join(f"self.{s.name}," for s in specs if s.hashed) + ")"
         yield f"def __hash__(self):\n return hash({hashed})"
 
 

@@ -40,8 +40,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
             raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for "
                             f"argument {name!r}")
         given[name] = value
-    missing = [spec.name for spec in specs if spec.init and spec.name not in given
-               and spec.default is MISSING and spec.default_factory is MISSING]
+    missing = [spec.name for spec in specs if spec.required and spec.name not in given]
     if missing:
         raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required "
                         f"positional argument{'s' if len(missing) > 1 else ''}: "
@@ -70,7 +69,7 @@ def _compared(item: Any) -> tuple[Any, ...]:
 
 def _hash(self: Any) -> int:
     return hash(tuple(getattr(self, spec.name) for spec in type(self).__record_fields__
-                      if (spec.compare if spec.hash is None else spec.hash)))
+                      if spec.hashed))
 
 
 def _comparison(test: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable[..., Any]:
