@@ -17,12 +17,14 @@ def tfpolicy(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           timeout=60, check=False)
 
 
-@pytest.mark.parametrize("command", ["check", "fix", "apply"])
-def test_an_empty_folder_or_one_without_manifests_says_so(tmp_path: Path, command: str) -> None:
+@pytest.mark.parametrize("command", [["check"], ["fix"], ["apply"], ["apply", "-o", "out"]],
+                         ids=["check", "fix", "apply", "apply-to-a-folder"])
+def test_an_empty_folder_or_one_without_manifests_says_so(tmp_path: Path,
+                                                         command: list[str]) -> None:
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "README.txt").write_text("nothing for kubectl here\n")
-    done = tfpolicy(command, "-p", "takeover", "empty", "notes", cwd=tmp_path)
+    done = tfpolicy(*command, "-p", "takeover", "empty", "notes", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr == ("tfpolicy: no manifest files (.yaml, .yml, .json) in empty, notes: "
                            "nothing to do\n")

@@ -90,6 +90,7 @@ def _to_folder(run: Run, paths: tuple[str, ...], folder: Path, fail_on: Severity
     texts: list[list[str]] = []
     shown = progress(len(pairs))
     files = [file for file, _ in pairs]
+    none_found(files, paths)
     for done in transform_stream(_pieces(files), run.policies, run.options, run.jobs):
         if done.opens:
             shown.step(done.file)
