@@ -20,19 +20,17 @@ def _leave(*_: object, **__: object) -> Any:
 
 
 def _load() -> Any:
-    if "deprecation" in sys.modules or "ryml" in sys.modules:
+    stand_in = None
+    if "deprecation" not in sys.modules:
+        stand_in = types.ModuleType("deprecation")
+        stand_in.deprecated = _leave  # type: ignore[attr-defined]
+        sys.modules["deprecation"] = stand_in
+    try:
         import ryml  # type: ignore[import-untyped]
 
         return ryml
-    stand_in = types.ModuleType("deprecation")
-    stand_in.deprecated = _leave  # type: ignore[attr-defined]
-    sys.modules["deprecation"] = stand_in
-    try:
-        import ryml
-
-        return ryml
     finally:
-        if sys.modules.get("deprecation") is stand_in:
+        if stand_in is not None and sys.modules.get("deprecation") is stand_in:
             del sys.modules["deprecation"]
 
 
