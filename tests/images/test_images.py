@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from treebuild import built_this_run, forget_other_runs, one_build_at_a_time
+from treebuild import once_this_run
 
 from tfpolicy import git_commit
 
@@ -61,15 +61,14 @@ def engine() -> dict[str, str]:
         env["CONTAINERS_CONF"] = str(ENGINE_CONF)
     # Built once per test run, by whichever worker comes first, while no other build of
     # this tree runs (treebuild.py): two builds into one context at once mix their files.
-    with one_build_at_a_time():
-        stamp = built_this_run("images")
-        if not stamp.exists():
-            forget_other_runs("images")
-            done = _run(["make", "--no-print-directory", "test-images", f"VENV={sys.prefix}"],
-                        env, timeout=1800)
-            assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
-            stamp.touch()
+    once_this_run("images", lambda: _build_images(env))
     return env
+
+
+def _build_images(env: dict[str, str]) -> None:
+    done = _run(["make", "--no-print-directory", "test-images", f"VENV={sys.prefix}"], env,
+                timeout=1800)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
 
 
 def _package(tmp: Path, name: str, kptfile_function: str) -> Path:

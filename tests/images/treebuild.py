@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,14 +30,19 @@ def one_build_at_a_time() -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def built_this_run(what: str) -> Path:
-    """A stamp that ``what`` was built in this test run: every xdist worker of one run
-    shares ``PYTEST_XDIST_TESTRUNUID``; a run without workers gets its own process's."""
+def once_this_run(what: str, build: Callable[[], None]) -> None:
+    """``build()``, unless a worker of this test run already did it, holding the lock.
+
+    Every xdist worker of one run shares ``PYTEST_XDIST_TESTRUNUID`` (a run without
+    workers stands for itself by its process id); a stamp under build/ says that run
+    built ``what``, and the stamps of earlier runs are taken away before a build.
+    """
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
-    return BUILD / f".{what}-built-{run}"
-
-
-def forget_other_runs(what: str) -> None:
-    """Take away the stamps earlier runs left (call it holding the lock, before a build)."""
-    for stamp in BUILD.glob(f".{what}-built-*"):
-        stamp.unlink(missing_ok=True)
+    stamp = BUILD / f".{what}-built-{run}"
+    with one_build_at_a_time():
+        if stamp.exists():
+            return
+        for earlier in BUILD.glob(f".{what}-built-*"):
+            earlier.unlink(missing_ok=True)
+        build()
+        stamp.touch()
