@@ -11,12 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.yamlio.test_yaml_fast_reader import documents
 from tfpolicy.edits import same
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.yamlio import fast, screen
+from tfpolicy.yamlio import fast, readback, screen
+from tfpolicy.yamlio.construct import Loader
 from tfpolicy.yamlio.load import parse_with_libyaml
 from tfpolicy.yamlio.verify import reads_back
 
@@ -104,3 +107,19 @@ def test_what_libyaml_refuses_never_reads_back() -> None:
     assert not reads_back("a: & x\n", "a: 1\n", {"a": "& x"}, "f")
     assert not reads_back("a:\t2\nb: 1\n\t\n", "a: 1\n", {"a": 2, "b": 1}, "f")
     assert not reads_back('a: "\\ud83d\\ude00"\n', "a: 1\n", {"a": "\U0001f600"}, "f")
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.text(alphabet="0123456789.-+eE_:xonyYNOTtrufalsFL~=<", max_size=8)
+                | st.text(max_size=80).map(lambda t: [t]), max_size=40).map(
+                    lambda parts: [p for part in parts for p in (part if isinstance(part, list)
+                                                                   else [part])]))
+def test_a_remembered_plain_tag_is_the_resolvers_own(texts: list[str]) -> None:
+    """The walk remembers the tag of short plain texts; a remembered answer is the one the
+    loader's resolver gives, whatever came before, and the memory stays bounded."""
+    for text in texts + texts:
+        assert readback._plain_tag(text) == readback._resolved(text)
+        assert readback._plain_tag(text) == Loader.resolve(Loader, yaml.ScalarNode, text,
+                                                           (True, False))
+    assert len(readback._PLAIN_TAGS) <= readback._PLAIN_TAGS_MAX
+    assert all(len(t) <= readback._REMEMBERED_CHARS for t in readback._PLAIN_TAGS)

@@ -152,16 +152,25 @@ def _mapping(get: Any, value: dict[str, Any]) -> None:
             raise _Unsure
         name = key.value
         if key.tag is not None or key.anchor is not None or name in seen or name not in value \
-                or (key.implicit[0] and name[:1] in watched and _tag(key) != _STR):
+                or (key.implicit[0] and name[:1] in watched and _plain_tag(name) != _STR):
             raise _Unsure
         add(name)
-        _node(get, get(), value[name])
+        event, item = get(), value[name]
+        if type(event) is not _SCALAR or event.tag is not None or event.anchor is not None \
+                or type(item) is not str or event.value != item \
+                or (event.implicit[0] and item[:1] in watched):
+            _node(get, event, item)  # not the common string: read in full
 
 
 def _sequence(get: Any, value: list[Any]) -> None:
     """The events of a sequence's items up to its end, against ``value``."""
+    watched = _WATCHED
     for item in value:
-        _node(get, get(), item)
+        event = get()
+        if type(event) is not _SCALAR or event.tag is not None or event.anchor is not None \
+                or type(item) is not str or event.value != item \
+                or (event.implicit[0] and item[:1] in watched):
+            _node(get, event, item)
     if type(get()) is not _SEQ_END:
         raise _Unsure
 
@@ -175,9 +184,25 @@ class _Every:
 
 def _tag(event: Any) -> str:
     """The tag PyYAML's resolver gives an untagged scalar (the loader's own table)."""
-    text = event.value
     if not event.implicit[0]:
         return _STR  # quoted or block: a string
+    return _plain_tag(event.value)
+
+
+def _plain_tag(text: str) -> str:
+    """The tag of a plain scalar: its text's first resolver match, remembered (the same
+    keys and values recur in every manifest; the table is fixed at import)."""
+    tag = _PLAIN_TAGS.get(text)
+    if tag is None:
+        tag = _resolved(text)
+        if len(text) <= _REMEMBERED_CHARS:
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+                _PLAIN_TAGS.clear()
+            _PLAIN_TAGS[text] = tag
+    return tag
+
+
+def _resolved(text: str) -> str:
     resolvers = _RESOLVERS.get(text[0] if text else "")
     if resolvers is None and not _EVERY:
         return _STR
@@ -185,6 +210,11 @@ def _tag(event: Any) -> str:
         if pattern.match(text):
             return tag
     return _STR
+
+
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS_MAX = 1 << 14  # texts, each of at most _REMEMBERED_CHARS: a bound on the memory
+_REMEMBERED_CHARS = 64  # a stream of distinct ones may take
 
 
 def _scalar(event: Any, value: Any) -> bool:
