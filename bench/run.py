@@ -321,7 +321,7 @@ def ratio(run: Run, base: Run) -> str:
 
 # --- report ----------------------------------------------------------------
 
-TARGETS = {"apply": "ratio <= 0.20", "fix": "ratio <= 0.35",
+TARGETS = {"apply": "wall <= 0.20, CPU <= 0.25", "fix": "wall and CPU <= 0.35",
            "peak RSS": "flat in N, <= 100 MB at --n 50000"}
 
 
