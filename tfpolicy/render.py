@@ -4,7 +4,7 @@ strings (a registry)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from tfpolicy import __version__
@@ -108,11 +108,12 @@ def _sarif_result(f: Finding) -> dict[str, Any]:
 
 
 def junit(findings: list[Finding], files: Sequence[str] | None = None,
-          fail_on: Severity = Severity.ERROR) -> str:
+          fail_on: Severity = Severity.ERROR, rewritten: Collection[str] = ()) -> str:
     """JUnit XML for CI test reports: one test case per checked file, so the count does
     not move with the findings.
 
-    A file's case fails when ``fix`` would change it or a finding there is as severe as
+    A file's case fails when ``fix`` would change it, or has (``rewritten``: the files
+    ``fix`` changed, which make it exit 1), or a finding there is as severe as
     ``fail_on`` (exactly what makes ``check`` exit 1); its other findings are the case's
     output. ``files`` are the files checked; without it, the files findings name. Findings
     tied to no file get a case of their own.
@@ -120,6 +121,8 @@ def junit(findings: list[Finding], files: Sequence[str] | None = None,
     by_file: dict[str, list[Finding]] = {}
     for f in sorted_findings(findings):
         by_file.setdefault(f.file or "", []).append(f)
+    for name in rewritten:
+        by_file.setdefault(name, []).insert(0, _rewritten(name))
     names = sorted(set(files or ()) | {name for name in by_file if name})
     grouped = [(name, by_file.get(name, [])) for name in names]
     if "" in by_file:
@@ -152,9 +155,15 @@ def _junit_case(file: str, findings: list[Finding], fail_on: Severity) -> str:
     return f"{head}>\n{body}    </testcase>\n"
 
 
+def _rewritten(file: str) -> Finding:
+    """A file ``fix`` changed, as its case's failure (the report's own line, never printed
+    in another format: there the "Fixing" line on stdout says it)."""
+    return Finding(Severity.INFO, "rewritten in place by fix", "fixed", file=file)
+
+
 def _fails(f: Finding, fail_on: Severity) -> bool:
-    """Whether ``f`` fails its file's case: as it makes ``check`` exit 1."""
-    return f.rule == "would-change" or f.severity >= fail_on
+    """Whether ``f`` fails its file's case: as it makes ``check`` or ``fix`` exit 1."""
+    return f.rule in ("would-change", "fixed") or f.severity >= fail_on
 
 
 def _junit_lines(findings: list[Finding]) -> str:

@@ -75,6 +75,55 @@ def test_junit_has_one_case_per_checked_file(tmp_path: Path) -> None:
     assert all(c.find("failure") is None for c in after.values())
 
 
+def test_junit_of_apply_lists_every_input(tmp_path: Path) -> None:
+    """apply's report (on stderr: stdout is the manifests) has a case per file read, to
+    stdout or to a folder, stdin named as in its findings."""
+    _files(tmp_path)
+    shutil.copyfile(ROOT / "examples" / "manifests" / "monitoring.yaml", tmp_path / "mon.yaml")
+    done = tfpolicy("apply", "-p", "takeover", "--format", "junit", "llm.yaml", "mon.yaml",
+                    cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "tensor-fusion.ai/enabled" in done.stdout
+    cases = _cases(done.stderr)
+    assert sorted(cases) == ["llm.yaml", "mon.yaml"]
+    assert all(c.find("failure") is None for c in cases.values())
+    folder = tfpolicy("apply", "-p", "takeover", "--format", "junit", "-o", "out", "llm.yaml",
+                      "mon.yaml", cwd=tmp_path)
+    assert folder.returncode == 0, folder.stderr
+    assert sorted(_cases(folder.stderr)) == ["llm.yaml", "mon.yaml"]
+    piped = subprocess.run([TFPOLICY, "apply", "-p", "takeover", "--format", "junit", "-"],
+                           input=(tmp_path / "mon.yaml").read_text(), capture_output=True,
+                           text=True, timeout=60, check=False)
+    assert piped.returncode == 0, piped.stderr
+    assert sorted(_cases(piped.stderr)) == ["<stdin>"]
+
+
+def test_junit_of_fix_fails_the_files_it_rewrote(tmp_path: Path) -> None:
+    """fix exits 1 when it changed a file: that file's case fails, the others pass; run
+    again, nothing changes and every case passes."""
+    _files(tmp_path)
+    shutil.copyfile(ROOT / "examples" / "manifests" / "monitoring.yaml", tmp_path / "mon.yaml")
+    done = tfpolicy("fix", "-p", "takeover", "--format", "junit", "llm.yaml", "mon.yaml",
+                    cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == "Fixing llm.yaml\n"
+    cases = _cases(done.stderr)
+    assert sorted(cases) == ["llm.yaml", "mon.yaml"]
+    failure = cases["llm.yaml"].find("failure")
+    assert failure is not None and failure.get("type") == "fixed"
+    assert cases["mon.yaml"].find("failure") is None
+    again = tfpolicy("fix", "-p", "takeover", "--format", "junit", "llm.yaml", "mon.yaml",
+                     cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, ""), again.stderr
+    after = _cases(again.stderr)
+    assert sorted(after) == ["llm.yaml", "mon.yaml"]
+    assert all(c.find("failure") is None for c in after.values())
+    shutil.copyfile(LLM, tmp_path / "fresh.yaml")
+    text = tfpolicy("fix", "-p", "takeover", "fresh.yaml", cwd=tmp_path)
+    assert (text.returncode, text.stdout) == (1, "Fixing fresh.yaml\n"), text.stderr
+    assert "rewritten in place" not in text.stderr  # JUnit's own line, in no other format
+
+
 def test_junit_failures_follow_fail_on(tmp_path: Path) -> None:
     """A warning fails its file's case exactly when it fails the run (--fail-on)."""
     pod = ("apiVersion: example.com/v1\nkind: Trainer\nmetadata: {name: t}\nspec:\n"

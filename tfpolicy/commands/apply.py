@@ -20,7 +20,7 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.common import (
     Run,
-    emit_findings,
+    emit_file_findings,
     emit_not_migrated,
     engine_options,
     fail_on_option,
@@ -76,7 +76,8 @@ def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
             ended = text.endswith("\n") if text else ended
             findings.extend(done.outcome.findings)
         shown.close()
-        emit_findings(findings, run.fmt, err=True)
+        emit_file_findings(findings, run.fmt, [_shown(f) for f in files], err=True,
+                           fail_on=fail_on)
         emit_not_migrated(findings, run.fmt)
         spool.seek(0)
         copy_out(spool)  # all of it, or exit 141: a short write must not end in exit 0
@@ -100,7 +101,8 @@ def _to_folder(run: Run, paths: tuple[str, ...], folder: Path, fail_on: Severity
     shown.close()
     write_outputs([(target, "".join(text).encode("utf-8"))
                    for (_, target), text in zip(pairs, texts, strict=True)])
-    emit_findings(findings, run.fmt, err=True)
+    emit_file_findings(findings, run.fmt, [_shown(f) for f in files], err=True,
+                       fail_on=fail_on)
     emit_not_migrated(findings, run.fmt)
     return ExitCode.FINDINGS if fails(findings, fail_on) else ExitCode.OK
 

@@ -8,9 +8,8 @@ import click
 
 from tfpolicy.commands.common import (
     HookCommand,
-    emit_findings,
+    emit_file_findings,
     emit_not_migrated,
-    emit_report,
     engine_options,
     fail_on_option,
     jobs_option,
@@ -19,7 +18,7 @@ from tfpolicy.commands.common import (
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Severity, fails
-from tfpolicy.render import MACHINE, junit
+from tfpolicy.render import MACHINE
 
 
 @click.command(cls=HookCommand, epilog=(
@@ -48,11 +47,8 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)
     reported = findings + change_findings(changes)
-    if run.fmt == "junit":  # one test case per checked file, clean ones passing
-        emit_report(junit(reported, files=[r.path for r in rewrites], fail_on=fail_on),
-                    err=False)
-    else:
-        emit_findings(reported, run.fmt, err=False)
+    emit_file_findings(reported, run.fmt, [r.path for r in rewrites], err=False,
+                       fail_on=fail_on)
     emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
         click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,7 +18,7 @@ from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
 from tfpolicy.records import Record
-from tfpolicy.render import FORMATS, MACHINE
+from tfpolicy.render import FORMATS, MACHINE, junit
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -223,6 +223,18 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:
     emit_report(FORMATS[fmt](findings), err=err)
+
+
+def emit_file_findings(findings: list[Finding], fmt: str, files: Sequence[str], *, err: bool,
+                       fail_on: Severity = Severity.ERROR,
+                       rewritten: Collection[str] = ()) -> None:
+    """The findings of a run over ``files``; JUnit gives each file its case, clean ones
+    passing, so a report's count is the files checked, not the ones with findings."""
+    if fmt == "junit":
+        emit_report(junit(findings, files=files, fail_on=fail_on, rewritten=rewritten),
+                    err=err)
+    else:
+        emit_findings(findings, fmt, err=err)
 
 
 def emit_report(text: str, *, err: bool) -> None:

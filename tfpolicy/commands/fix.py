@@ -14,6 +14,7 @@ import click
 
 from tfpolicy.commands.common import (
     HookCommand,
+    emit_file_findings,
     emit_findings,
     engine_options,
     jobs_option,
@@ -42,7 +43,7 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     """Rewrite manifest files in place; exit 1 when any file changed."""
     run = resolve(policies, namespace, fmt, explain)
     written: list[str] = []
-    taken = Taken()
+    taken = Taken(names=run.fmt == "junit")
     with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
         _, findings, _ = rewrite_files(run, paths, keep_unchanged=False, keep_changes=False,
                                        each=_staged(writes, taken))
@@ -56,22 +57,29 @@ def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, expla
     # Printed once every write is done: a closed stdout cannot stop fix half-way.
     click.echo("".join(f"Fixing {name}\n" for name in written), nl=False)
     findings += [_moved(name) for name in moved] + kept
-    emit_findings(findings, run.fmt, err=True)
+    emit_file_findings(findings, run.fmt, taken.checked, err=True, rewritten=taken.rewritten)
     return ExitCode.FINDINGS if taken.changed or has_errors(findings) else ExitCode.OK
 
 
 class Taken:
     """Of the files the engine took, what fix needs once all are through: the folders
-    they are in (to clean stale temp files from) and whether any was rewritten. Not
-    their names: a hook's or a wildcard's 50,000 names would be held a second time."""
+    they are in (to clean stale temp files from) and whether any was rewritten. Their
+    names only for a JUnit report, which lists every file: otherwise a hook's or a
+    wildcard's 50,000 names would be held a second time."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, names: bool = False) -> None:
         self.changed = False
+        self._names = names  # kept only for a report that lists every file (JUnit)
+        self.checked: list[str] = []
+        self.rewritten: list[str] = []
         self._folders: set[str] = set()  # of files that are not links: not yet resolved
         self._linked: set[Path] = set()  # of links: their targets' folders
 
     def add(self, path: str, changed: bool) -> None:
         self.changed = self.changed or changed
+        if self._names:
+            self.checked.append(path)
+            self.rewritten += [path] if changed else []
         if os.path.islink(path):
             self._linked.add(Path(path).resolve().parent)
         else:
