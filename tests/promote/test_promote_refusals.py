@@ -121,3 +121,24 @@ def test_patch_leaves_the_change_uncommitted_and_writes_it(tmp_path: Path,
     # The tree is now dirty: a second run refuses until the change is committed.
     assert repo.promote("--cluster", snapshot, "--commit", hour=9) == 4
     assert main(["check", "manifests"]) == 0
+
+
+def test_one_object_defined_twice_is_located_by_line(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The same workload in two files: exit 2, at the second's line, naming the first's
+    file and line, as plan and verify say it; nothing changed."""
+    repo = Repo(tmp_path / "repo", monkeypatch)
+    manifests = repo.path / "manifests"
+    (manifests / "again.yaml").write_text((manifests / "serving.yaml").read_text("utf-8"),
+                                          encoding="utf-8")
+    repo.commit_all("the same app twice", hour=8)
+    head, config = repo.head(), repo.rung
+    snapshot = at_hour(capped(), 9, tmp_path, "capped")
+    assert repo.promote("--cluster", snapshot, "--commit", hour=9) == INVALID
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+    assert len(errors) == 1, errors
+    # read in name order: again.yaml first, so serving.yaml holds the second definition
+    assert errors[0].startswith("manifests/serving.yaml:6:9: error: "), errors[0]
+    assert "is defined twice, at manifests/again.yaml:6:9 and here" in errors[0]
+    assert _unchanged(repo, head, config)

@@ -22,7 +22,12 @@ from tfpolicy.commands import verify as verify_command
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.common import resolve
 from tfpolicy.commands.fix import fix
-from tfpolicy.commands.plan import policy_documents, read_inventory, scheduler_settings
+from tfpolicy.commands.plan import (
+    defined_twice,
+    policy_documents,
+    read_inventory,
+    scheduler_settings,
+)
 from tfpolicy.commands.rewrite import BOM, rewrite_files
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.install import install_file
@@ -36,6 +41,7 @@ from tfpolicy.plan import (
     model_capacities,
     run_plan,
 )
+from tfpolicy.plan.twice import DefinedTwice
 from tfpolicy.policy.config import Given, ProjectConfig, configure
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
@@ -121,6 +127,8 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
     except Refused as exc:
         click.echo(f"promote: refused: {exc}", err=True)
         return REFUSED_EXIT
+    except DefinedTwice as exc:  # at its line, as plan and verify say it (files read again)
+        raise defined_twice(exc, {}) from None
 
 
 def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, commit: bool,
