@@ -207,7 +207,7 @@ class Ledger:
         if len(states) != pod.count or len(set(gpus)) != len(gpus):
             raise LedgerError(f"pod {pod.name} needs {pod.count} distinct GPUs")
         if len(states) != 1 and len({s.gpu.node for s in states}) != 1:
-            raise LedgerError(f"pod {pod.name}: all GPUs of a pod are on one node (§5.5)")
+            raise LedgerError(f"pod {pod.name}: its GPUs are not all on one node")
         return states
 
     def _changed(self, node: str) -> None:
