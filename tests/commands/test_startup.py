@@ -242,6 +242,16 @@ def test_a_small_check_loads_no_openssl_no_resources_reader_and_no_packaging() -
                 "packaging"} & checked
 
 
+def test_difflib_waits_for_a_diff_or_a_hint() -> None:
+    """difflib serves --diff and did-you-mean hints only: a check or apply with findings
+    and long options, as the hooks and the hosts run them, never loads it. (A short
+    option does: click matches ``-p`` as a long one first, and its error for the miss
+    imports difflib to suggest names, then the short match succeeds.)"""
+    for command in ("check", "apply"):
+        assert "difflib" not in _loaded_after([command, "--policy", "takeover", str(LLM)])
+    assert "difflib" in _loaded_after(["check", "--diff", "--policy", "takeover", str(LLM)])
+
+
 def test_after_rapidyaml_the_real_deprecation_package_imports() -> None:
     code = ("import tfpolicy.yamlio.fast, sys\nassert 'deprecation' not in sys.modules\n"
             "import deprecation\nprint(deprecation.__file__)")

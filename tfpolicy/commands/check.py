@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 import click
 
 from tfpolicy.commands.common import (
@@ -57,6 +55,8 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
 
 
 def _diff(rewrite: Rewrite) -> str:
+    import difflib  # here: only --diff needs it, and check starts on every commit
+
     before = rewrite.original.splitlines(keepends=True)
     after = rewrite.text.splitlines(keepends=True)
     lines = difflib.unified_diff(before, after, f"a/{rewrite.path}", f"b/{rewrite.path}")
