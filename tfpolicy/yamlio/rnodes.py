@@ -4,9 +4,10 @@ The splice (splice.py, expand.py) and ``locate`` walk libyaml's node
 classes and marks. These subclasses answer the same questions from a
 rapidyaml tree: children on first access, marks from where each scalar's
 view sits in the parsed buffer. A mark the tree cannot give exactly (a
-block scalar's end, a flow collection's brackets, a multi-line plain
-scalar) raises ``NeedsLibyaml``, and the caller does that document the
-libyaml way; so a position is either libyaml's own or not given at all.
+block scalar's end, a flow collection's brackets when more than blanks
+stand between them and its entries, a multi-line plain scalar) raises
+``NeedsLibyaml``, and the caller does that document the libyaml way; so a
+position is either libyaml's own or not given at all.
 """
 
 from __future__ import annotations
@@ -207,14 +208,18 @@ class Mapping(yaml.MappingNode):
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
-        if self.flow_style or not self.value:
-            raise NeedsLibyaml("a flow mapping's brackets")
+        if not self.value:
+            raise NeedsLibyaml("an empty mapping's brackets")
         first: Any = self.value[0][0]
+        if self.flow_style:
+            return _opening(self._doc.text, first, "{")
         return first.start_mark  # type: ignore[no-any-return]
 
     @property
     def end_mark(self) -> Mark:  # type: ignore[override]
-        raise NeedsLibyaml("a mapping's end")
+        if not self.flow_style or not self.value:
+            raise NeedsLibyaml("a block mapping's end")
+        return _closing(self._doc.text, self.value[-1][1], "}")
 
 
 class Sequence(yaml.SequenceNode):
@@ -233,9 +238,12 @@ class Sequence(yaml.SequenceNode):
 
     @property
     def start_mark(self) -> Mark:  # type: ignore[override]
-        """The first item's dash, which is where libyaml starts a block sequence."""
-        if self.flow_style or not self.value:
-            raise NeedsLibyaml("a flow sequence's brackets")
+        """The first item's dash, which is where libyaml starts a block sequence; a flow
+        one's opening bracket."""
+        if not self.value:
+            raise NeedsLibyaml("an empty sequence's brackets")
+        if self.flow_style:
+            return _opening(self._doc.text, self.value[0], "[")
         first = self.value[0].start_mark.index
         at = first - 1
         while at >= 0 and self._doc.text[at] in " \t":
@@ -246,4 +254,36 @@ class Sequence(yaml.SequenceNode):
 
     @property
     def end_mark(self) -> Mark:  # type: ignore[override]
-        raise NeedsLibyaml("a sequence's end")
+        if not self.flow_style or not self.value:
+            raise NeedsLibyaml("a block sequence's end")
+        return _closing(self._doc.text, self.value[-1], "]")
+
+
+# A flow collection's brackets, from its first entry's start and its last entry's end: only
+# blanks may stand between, on the same line (a trailing comma before the closing one). A
+# comment, a line break or anything else is for libyaml to place.
+_BLANKS = " \t"
+
+
+def _opening(text: str, first: yaml.Node, bracket: str) -> Mark:
+    """libyaml's start of a flow collection: its opening bracket."""
+    at = first.start_mark.index - 1
+    while at >= 0 and text[at] in _BLANKS:
+        at -= 1
+    if at < 0 or text[at] != bracket:
+        raise NeedsLibyaml("a flow collection's opening bracket")
+    return Mark(text, at)
+
+
+def _closing(text: str, last: yaml.Node, bracket: str) -> Mark:
+    """libyaml's end of a flow collection: just after its closing bracket."""
+    at, end = last.end_mark.index, len(text)
+    while at < end and text[at] in _BLANKS:
+        at += 1
+    if at < end and text[at] == ",":
+        at += 1
+        while at < end and text[at] in _BLANKS:
+            at += 1
+    if at >= end or text[at] != bracket:
+        raise NeedsLibyaml("a flow collection's closing bracket")
+    return Mark(text, at + 1)
