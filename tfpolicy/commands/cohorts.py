@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 from tfpolicy import yamlio
@@ -30,6 +31,7 @@ from tfpolicy.files.sources import read_seen
 from tfpolicy.hosts.hook import governed
 from tfpolicy.policy.config import ProjectConfig
 from tfpolicy.records import replace
+from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
 from tfpolicy.rewrite.firstpass import text_members
 from tfpolicy.stages.canary import Member
@@ -41,7 +43,8 @@ def ordered(run: Run, files: list[str]) -> Run:
     if run.scopes is None:
         if canary_scope(run.policies) is None:
             return run
-        return replace(run, loaded=_over(run.policies, _manifests(files), run.options.namespace))
+        return replace(run, loaded=_over(run.policies, _manifests(files), run.options.namespace,
+                                         run.jobs))
     chosen: dict[Path, Scope] = {}
     for config, named in _by_config(run.scopes, files):
         scope = run.scopes.scope(config)
@@ -49,7 +52,7 @@ def ordered(run: Run, files: list[str]) -> Run:
             continue
         covered = _manifests(_union(governed(config), named))
         chosen[config.path] = replace(scope, policies=_over(scope.policies, covered,
-                                                            scope.options.namespace))
+                                                            scope.options.namespace, run.jobs))
     return replace(run, scopes=run.scopes.ordered(chosen)) if chosen else run
 
 
@@ -81,8 +84,21 @@ def _manifests(files: list[str]) -> Iterator[str]:
             yield file
 
 
-def _over(policies: PolicySet, files: Iterator[str], namespace: str) -> PolicySet:
-    return with_cohort(policies, [m for file in files for m in _file(policies, file, namespace)])
+def _over(policies: PolicySet, files: Iterator[str], namespace: str, jobs: int) -> PolicySet:
+    """The order over ``files``, read in runs of ``_BATCH_FILES`` over the workers as the
+    rewrite is (``rewrite.parallel``): members and the first error come in file order."""
+    listed = list(files)
+    runs = [listed[at:at + _BATCH_FILES] for at in range(0, len(listed), _BATCH_FILES)]
+    found = parallel.ordered(partial(_run_members, policies, namespace), runs, jobs,
+                             shared=yamlio.load_rewriter, in_worker=yamlio.silence_process)
+    return with_cohort(policies, [m for members in found for m in members])
+
+
+_BATCH_FILES = 64
+
+
+def _run_members(policies: PolicySet, namespace: str, files: list[str]) -> list[Member]:
+    return [m for file in files for m in _file(policies, file, namespace)]
 
 
 def _file(policies: PolicySet, file: str, namespace: str) -> list[Member]:
