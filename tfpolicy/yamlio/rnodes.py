@@ -242,15 +242,7 @@ class Sequence(yaml.SequenceNode):
         one's opening bracket."""
         if not self.value:
             raise NeedsLibyaml("an empty sequence's brackets")
-        if self.flow_style:
-            return _opening(self._doc.text, self.value[0], "[")
-        first = self.value[0].start_mark.index
-        at = first - 1
-        while at >= 0 and self._doc.text[at] in " \t":
-            at -= 1
-        if at < 0 or self._doc.text[at] != "-":
-            raise NeedsLibyaml("no dash before the first item")
-        return Mark(self._doc.text, at)
+        return _opening(self._doc.text, self.value[0], "[" if self.flow_style else "-")
 
     @property
     def end_mark(self) -> Mark:  # type: ignore[override]
@@ -259,19 +251,20 @@ class Sequence(yaml.SequenceNode):
         return _closing(self._doc.text, self.value[-1], "]")
 
 
-# A flow collection's brackets, from its first entry's start and its last entry's end: only
-# blanks may stand between, on the same line (a trailing comma before the closing one). A
-# comment, a line break or anything else is for libyaml to place.
+# A collection's start from its first entry's start (a flow one's end from its last entry's
+# end): only blanks may stand between, on the same line (a trailing comma before a closing
+# bracket). A comment, a line break or anything else is for libyaml to place.
 _BLANKS = " \t"
 
 
-def _opening(text: str, first: yaml.Node, bracket: str) -> Mark:
-    """libyaml's start of a flow collection: its opening bracket."""
+def _opening(text: str, first: yaml.Node, opener: str) -> Mark:
+    """libyaml's start of a collection: a flow one's opening bracket, a block sequence's
+    first dash (``opener``)."""
     at = first.start_mark.index - 1
     while at >= 0 and text[at] in _BLANKS:
         at -= 1
-    if at < 0 or text[at] != bracket:
-        raise NeedsLibyaml("a flow collection's opening bracket")
+    if at < 0 or text[at] != opener:
+        raise NeedsLibyaml(f"no {opener!r} before the first entry")
     return Mark(text, at)
 
 
