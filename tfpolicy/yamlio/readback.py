@@ -117,16 +117,13 @@ def _node(get: Any, event: Any, value: Any) -> None:
     """Read one node's events from ``event`` on; ``_Unsure`` unless they match ``value``.
 
     The common scalar, a string equal to ``value`` that is quoted, a block, or plain
-    and opening with a character no implicit resolver watches, is settled first.
+    and opening with a character no implicit resolver watches, is settled before this
+    is called, in the loops of ``_mapping`` and ``_sequence`` (written out in each: a
+    call per scalar was most of the walk's own time).
     """
     kind = type(event)
     if kind is _SCALAR:
-        if event.tag is not None or event.anchor is not None:
-            raise _Unsure
-        if type(value) is str and event.value == value \
-                and not (event.implicit[0] and value[:1] in _WATCHED):
-            return
-        if not _scalar(event, value):
+        if event.tag is not None or event.anchor is not None or not _scalar(event, value):
             raise _Unsure
     elif kind is _MAP_START:
         if event.tag is not None or event.anchor is not None or type(value) is not dict:
