@@ -85,16 +85,12 @@ def _manifests(files: list[str]) -> Iterator[str]:
 
 
 def _over(policies: PolicySet, files: Iterator[str], namespace: str, jobs: int) -> PolicySet:
-    """The order over ``files``, read in runs of ``_BATCH_FILES`` over the workers as the
-    rewrite is (``rewrite.parallel``): members and the first error come in file order."""
-    listed = list(files)
-    runs = [listed[at:at + _BATCH_FILES] for at in range(0, len(listed), _BATCH_FILES)]
-    found = parallel.ordered(partial(_run_members, policies, namespace), runs, jobs,
+    """The order over ``files``, read in runs over the workers as the rewrite reads them
+    (``rewrite.parallel``): members and the first error come in file order."""
+    found = parallel.ordered(partial(_run_members, policies, namespace),
+                             parallel.runs(list(files), jobs), jobs,
                              shared=yamlio.load_rewriter, in_worker=yamlio.silence_process)
     return with_cohort(policies, [m for members in found for m in members])
-
-
-_BATCH_FILES = 64
 
 
 def _run_members(policies: PolicySet, namespace: str, files: list[str]) -> list[Member]:

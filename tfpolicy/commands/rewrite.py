@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 
@@ -105,25 +104,8 @@ def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list
 
 
 def _batches(files: list[str], jobs: int) -> tuple[int, Iterator[list[str]]]:
-    """How many ``files`` there are, and runs of them: a few per
-    worker at the least (so a handful of files stays in one process) and at most
-    ``_BATCH_FILES`` (so the workers stay busy to the end).
-
-    Each run is let go of as it is taken, so the names of files done are not held
-    to the end of the run, when what ``fix`` holds of the changed ones is largest
-    (over a folder of 100,000 files, 12 MB of names).
-    """
-    size = max(_BATCH_FILES // 4, min(_BATCH_FILES, len(files) // (4 * parallel.workers(jobs))))
-    runs = deque(files[at:at + size] for at in range(0, len(files), size))
-    return len(files), _taken(runs)
-
-
-def _taken(runs: deque[list[str]]) -> Iterator[list[str]]:
-    while runs:
-        yield runs.popleft()
-
-
-_BATCH_FILES = 64
+    """How many ``files`` there are, and runs of them (``parallel.runs``)."""
+    return len(files), parallel.runs(files, jobs)
 
 
 def _files(run: Run, cwd: str, keep_original: bool, keep_unchanged: bool, keep_changes: bool,

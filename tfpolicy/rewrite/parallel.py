@@ -54,6 +54,25 @@ def usable_cpus() -> int:
     return max(1, min(count, quota)) if quota else count
 
 
+def runs(items: list[T], jobs: int, most: int = 64) -> Iterator[list[T]]:
+    """``items`` (files, mostly) in runs for ``ordered``: a few per worker at the least,
+    so that a handful stays in one process, and at most ``most``, so that the workers
+    stay busy to the end.
+
+    Each run is let go of as it is taken, so the names of files done are not held
+    to the end of the run, when what ``fix`` holds of the changed ones is largest
+    (over a folder of 100,000 files, 12 MB of names).
+    """
+    size = max(most // 4, min(most, len(items) // (4 * workers(jobs))))
+    return _let_go(deque(items[at:at + size] for at in range(0, len(items), size)))
+
+
+def _let_go(pending: deque[list[T]]) -> Iterator[list[T]]:
+    """Made apart from ``runs``, so that the generator holds the runs, not ``items``."""
+    while pending:
+        yield pending.popleft()
+
+
 def workers(jobs: int) -> int:
     """How many processes ``jobs`` asks for: 0 means one per usable CPU, up to
     ``MOST_WORKERS``."""
