@@ -97,3 +97,54 @@ def test_the_installed_wheel_knows_its_built_in_policies(installed: Path, tmp_pa
             "print('jsonschema' in sys.modules)")
     done = _run([str(installed.parent / "python"), "-c", code], tmp_path)
     assert (done.returncode, done.stdout) == (0, "False\n"), done.stderr
+
+
+def test_the_wheel_needs_only_what_tfpolicy_imports(dist: Path, installed: Path) -> None:
+    """deepdiff is the tests' (tests/rewrite/test_properties.py), and it pulls a compiled
+    wheel into every image: it is no dependency of the package."""
+    (wheel,) = dist.glob("tfpolicy-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (meta,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = [line.split(":", 1)[1].strip() for line in
+                    archive.read(meta).decode().splitlines() if line.startswith("Requires-Dist:")]
+    runtime = {r.split(";")[0].split(">")[0].split("<")[0].split("=")[0].strip().lower()
+               for r in requires if "extra ==" not in r}
+    assert runtime == {"ruamel.yaml", "pyyaml", "rapidyaml", "jsonschema", "click"}
+    listed = _run([str(installed.parent / "pip"), "list", "--format=freeze"], installed.parent)
+    names = {line.split("==")[0].lower() for line in listed.stdout.splitlines()}
+    assert not names & {"deepdiff", "cachebox", "orderly-set"}, names
+
+
+def _action_install(venv: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """action.yml's install step, run by bash as GitHub runs it, its python3 a fresh venv's."""
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    (step,) = [s for s in action["runs"]["steps"] if s.get("name") == "Install tfpolicy"]
+    done = _run([sys.executable, "-m", "venv", str(venv)], venv.parent)
+    assert done.returncode == 0, done.stderr
+    path = f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=venv.parent, text=True,
+                          capture_output=True, timeout=900, check=False,
+                          env={**os.environ, **env, "PATH": path})
+
+
+def test_the_action_installs_a_wheel_only_against_its_digest(dist: Path, tmp_path: Path) -> None:
+    (wheel,) = dist.glob("tfpolicy-*.whl")
+    digest = __import__("hashlib").sha256(wheel.read_bytes()).hexdigest()
+    for given, installs in (("", False), ("0" * 64, False), (digest, True)):
+        venv = tmp_path / f"venv-{len(given)}-{given[:1]}"
+        done = _action_install(venv, {"TFPOLICY_SOURCE": str(ROOT), "TFPOLICY_WHEEL": str(wheel),
+                                      "TFPOLICY_WHEEL_SHA256": given})
+        assert (done.returncode == 0) == installs, done.stdout + done.stderr
+        assert (venv / "bin" / "tfpolicy").exists() == installs
+
+
+def test_the_action_installs_its_own_checkout(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    with one_build_at_a_time():  # pip builds this tree in place (treebuild.py)
+        done = _action_install(venv, {"TFPOLICY_SOURCE": str(ROOT), "TFPOLICY_WHEEL": "",
+                                      "TFPOLICY_WHEEL_SHA256": ""})
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    version = _run([str(venv / "bin" / "tfpolicy"), "--version"], tmp_path)
+    assert version.stdout.startswith(f"tfpolicy, version {__version__} ")
