@@ -7,11 +7,12 @@ BIN := $(VENV)/bin
 # Images (`make images`): the KRM function and the Argo CD sidecar, built with podman
 # (PODMAN=docker works too) from wheels made here first, so the build itself needs no
 # package index. BASE_IMAGE must have python3 with venv; IMAGE_PYTHON is its Python
-# version and IMAGE_PLATFORMS the wheel platforms it runs, which compiled dependencies
-# must match (pip does not widen a --platform to older manylinux levels itself).
+# version (read from the image itself when left empty) and IMAGE_PLATFORMS the wheel
+# platforms it runs, which compiled dependencies must match (pip does not widen a
+# --platform to older manylinux levels itself).
 PODMAN ?= podman
 BASE_IMAGE ?= python:3.12-slim
-IMAGE_PYTHON ?= 3.12
+IMAGE_PYTHON ?=
 IMAGE_PLATFORMS ?= manylinux2014_x86_64 manylinux_2_28_x86_64 manylinux_2_34_x86_64
 KRM_IMAGE ?= localhost/tfpolicy-krm:dev
 CMP_IMAGE ?= localhost/tfpolicy-cmp:dev
@@ -106,12 +107,21 @@ dist: $(BIN)/tfpolicy
 
 # Wheels of tfpolicy (wheel/) and of its dependencies for IMAGE_PYTHON (deps/), and the
 # sidecar's files.
+# The base's Python version, asked of the base itself unless IMAGE_PYTHON says it; a base
+# that cannot answer stops the build here, with the setting to add.
+image_python = $(or $(IMAGE_PYTHON),$$($(PODMAN) run --rm --entrypoint python3 $(BASE_IMAGE) \
+	-c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || { \
+	echo "make: cannot run python3 in $(BASE_IMAGE): add IMAGE_PYTHON=<its version, e.g. 3.11>" >&2; \
+	echo fail; }))
+
 image-context: $(BIN)/tfpolicy
-	rm -rf $(IMAGE_CONTEXT)
-	mkdir -p $(IMAGE_CONTEXT)/wheel $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/bin
-	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(IMAGE_CONTEXT)/wheel .
+	@python="$(image_python)"; case "$$python" in 3.*) ;; *) exit 2 ;; esac; \
+	echo "image Python: $$python ($(BASE_IMAGE))"; \
+	rm -rf $(IMAGE_CONTEXT) && \
+	mkdir -p $(IMAGE_CONTEXT)/wheel $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/bin && \
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir $(IMAGE_CONTEXT)/wheel . && \
 	$(BIN)/pip download --quiet --only-binary=:all: --implementation cp \
-	  --python-version $(IMAGE_PYTHON) $(addprefix --platform ,$(IMAGE_PLATFORMS)) \
+	  --python-version "$$python" $(addprefix --platform ,$(IMAGE_PLATFORMS)) \
 	  --dest $(IMAGE_CONTEXT)/deps $(IMAGE_CONTEXT)/wheel/tfpolicy-*.whl
 	rm -f $(IMAGE_CONTEXT)/deps/tfpolicy-*.whl
 	cp plugins/argocd/plugin.yaml $(IMAGE_CONTEXT)/
@@ -133,7 +143,7 @@ base-image:
 # The images as the image tests run them: on the Debian-made base, with this machine's
 # kubectl; no helm package exists for it, so the sidecar's Helm path is left out.
 test-images: base-image
-	$(MAKE) images BASE_IMAGE=$(TEST_BASE_IMAGE) IMAGE_PYTHON=3.11 \
+	$(MAKE) images BASE_IMAGE=$(TEST_BASE_IMAGE) \
 	  KRM_IMAGE=localhost/tfpolicy-krm:test CMP_IMAGE=localhost/tfpolicy-cmp:test \
 	  KUBECTL_BIN=$$(command -v kubectl) HELM_BIN=none
 
