@@ -26,7 +26,9 @@ from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
 INPUTS = {"paths": "manifests", "inventory": "inventory.yaml", "policy": "takeover-1",
-          "version": "tfpolicy"}
+          "wheel": "", "wheel-sha256": ""}
+TEMPLATES = (ROOT / "action.yml", *sorted((ROOT / "docs" / "ci").glob("*.yml")),
+             *sorted((ROOT / "ci" / "gitlab").glob("*.yml")))
 
 # What GitHub code scanning requires of each rule and result (SARIF 2.1.0 §3.49, §3.27).
 SARIF_SHAPE = {
@@ -87,11 +89,16 @@ def _repo(tmp_path: Path) -> Path:
     return repo
 
 
-def _run(line: str, repo: Path) -> None:
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    done = subprocess.run(["bash", "-c", line], cwd=repo, env=env, capture_output=True,
+def _run(line: str, repo: Path, env: dict[str, str] | None = None) -> None:
+    env = dict(os.environ, **(env or {}),
+               PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    done = subprocess.run(["bash", "-e", "-c", line], cwd=repo, env=env, capture_output=True,
                           text=True)
     assert done.returncode == 0, (line, done.stderr)
+
+
+def _inputs(text: str) -> str:
+    return re.sub(r"\$\{\{ inputs\.([\w-]+) \}\}", lambda m: INPUTS[m.group(1)], text)
 
 
 def _tfpolicy_lines(lines: list[str]) -> list[str]:
@@ -104,11 +111,10 @@ def test_action_check_and_plan(tmp_path: Path, sarif_schema: dict[str, object]) 
     assert action["runs"]["using"] == "composite"
     uses = [step.get("uses", "") for step in action["runs"]["steps"]]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
-    runs = [re.sub(r"\$\{\{ inputs\.(\w+) \}\}", lambda m: INPUTS[m.group(1)], step["run"])
-            for step in action["runs"]["steps"] if "run" in step]
     repo = _repo(tmp_path)
-    for line in _tfpolicy_lines(runs):
-        _run(line, repo)
+    for step in action["runs"]["steps"]:
+        if "run" in step and step["name"] != "Install tfpolicy":  # this venv's job here
+            _run(step["run"], repo, {k: _inputs(v) for k, v in step.get("env", {}).items()})
     log = json.loads((repo / "tfpolicy.sarif").read_text())
     official = jsonschema.Draft4Validator(sarif_schema)
     official.validate(log)  # the official schema
@@ -139,3 +145,43 @@ def test_gitlab_junit_report(tmp_path: Path) -> None:
     assert cases and all(case.get("name") and case.get("classname") is not None
                          for case in cases)
     assert any(case.find("failure") is not None for case in cases)
+
+
+def test_action_inputs_reach_the_shell_only_through_env() -> None:
+    """GitHub's hardening guide: an expression in ``run:`` is pasted into the script
+    before the shell parses it, so a crafted input (a path holding ``$(…)``) would run."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    scripts = [step["run"] for step in action["runs"]["steps"] if "run" in step]
+    assert scripts and not [s for s in scripts if "${{" in s]
+
+
+def test_action_paths_are_words_never_code(tmp_path: Path) -> None:
+    """A ``paths`` input holding shell syntax is a (missing) file name, nothing more."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    check = next(s for s in action["runs"]["steps"] if s.get("name") == "Check")
+    repo = _repo(tmp_path)
+    hostile = "manifests $(touch owned) `touch owned2` *"
+    env = dict(os.environ, TFPOLICY_PATHS=hostile,
+               PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    done = subprocess.run(["bash", "-e", "-c", check["run"]], cwd=repo, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "$(touch" in done.stderr  # named as a file, not run
+    assert not (repo / "owned").exists() and not (repo / "owned2").exists()
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda p: p.name)
+def test_templates_install_tfpolicy_only_from_what_the_user_pinned(template: Path) -> None:
+    """No bare ``pip install tfpolicy``: whoever registers the name on an index first
+    would run code in every job (one that holds a write token and a kubeconfig). Each
+    install is of a checkout (the action's own) or of a wheel whose SHA-256 is checked
+    on the line before."""
+    lines = [line.strip() for line in template.read_text().splitlines()]
+    installs = [i for i, line in enumerate(lines)
+                if "pip install" in line and not line.startswith("#")]
+    assert installs or "- uses: ./tools/tfpolicy" in lines  # the action, from a pinned copy
+    for i in installs:
+        target = lines[i].split(" -- ", 1)[1] if " -- " in lines[i] else ""
+        assert target in ('"$TFPOLICY_SOURCE"', '"$TFPOLICY_WHEEL"'), lines[i]
+        if target == '"$TFPOLICY_WHEEL"':
+            assert "sha256sum --check --strict" in lines[i - 1], lines[i - 1]
+    assert "tfpolicy/tfpolicy" not in template.read_text()  # an address nobody owns
