@@ -33,7 +33,7 @@ def _github(repo: Scratch, cluster: Path, open_pr: str) -> Any:
            "GITHUB_REF_NAME": "main", "STUB_SNAPSHOT": str(cluster), "STUB_OPEN": open_pr}
     done = None
     for step in workflow["jobs"]["promote"]["steps"]:
-        if "run" not in step or step["run"].startswith("python3 -m pip install"):
+        if "run" not in step or step.get("name") == "Install tfpolicy":  # the venv's here
             continue
         step_env = {k: _expand(str(v), values) for k, v in (step.get("env") or {}).items()}
         done = repo.run(_expand(step["run"], values), {**env, **step_env})
