@@ -196,7 +196,7 @@ def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
     located = exc.file is not None or exc.line is not None
     if located:
         where, _, message = text.partition(": ")
-        print(f"{where}: error: {message}", file=sys.stderr)
+        print(f"{where}: {exc.verdict}: {message}", file=sys.stderr)
     else:
-        print(f"tfpolicy: error: {text}", file=sys.stderr)
+        print(f"{exc.speaker}: {exc.verdict}: {text}", file=sys.stderr)
     return int(exc.exit_code)

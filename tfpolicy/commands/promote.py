@@ -29,7 +29,7 @@ from tfpolicy.commands.plan import (
     scheduler_settings,
 )
 from tfpolicy.commands.rewrite import BOM, rewrite_files
-from tfpolicy.errors import TfpolicyError
+from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import builtin_policies
@@ -46,19 +46,15 @@ from tfpolicy.policy.config import Given, ProjectConfig, configure
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
 from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
-from tfpolicy.promote.rungs import ROLLBACK, Position, Refused, climbing, position, target_refs
+from tfpolicy.promote.rungs import ROLLBACK, Position, RefusedError, climbing, position, target_refs
 from tfpolicy.promote.soak import parse_duration, parse_time, ready_ages, unsoaked
 from tfpolicy.promote.text import Change, commit_message, summary
 from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
 from tfpolicy.verify.render import as_text
 
-WAIT_EXIT = verify_command.WAIT_EXIT  # 75, as verify's wait
-STOP_EXIT = verify_command.EXIT_CODES[Verdict.STOP]  # 1, as verify's stop
-REFUSED_EXIT = 4
-DONE_EXIT = 5
-EXIT_CODES = {Outcome.ADVANCE: 0, Outcome.DONE: DONE_EXIT, Outcome.WAIT: WAIT_EXIT,
-              Outcome.STOP: STOP_EXIT}
+EXIT_CODES = {Outcome.ADVANCE: ExitCode.OK, Outcome.DONE: ExitCode.DONE,
+              Outcome.WAIT: ExitCode.WAIT, Outcome.STOP: ExitCode.FINDINGS}
 # A kubeconfig context name, as kubectl is given it: no option, no space, no control byte.
 _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 
@@ -124,9 +120,6 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
                     not no_rollback)
     try:
         return _promote(given)
-    except Refused as exc:
-        click.echo(f"promote: refused: {exc}", err=True)
-        return REFUSED_EXIT
     except DefinedTwice as exc:  # at its line, as plan and verify say it (files read again)
         raise defined_twice(exc, {}) from None
 
@@ -170,7 +163,7 @@ def _repository(request: Request) -> tuple[Path, ProjectConfig, Position]:
     root = git.top(folder)
     config = find_config(folder)
     if config is None:
-        raise Refused(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
+        raise RefusedError(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
     git.refuse_dirty(root)
     at = position(config.policies)
     _refuse_hand_edits(request.path)
@@ -182,7 +175,7 @@ def _inputs(request: Request, config: ProjectConfig,
     """The plan's input (the rung's policy in place of its name), and the snapshot."""
     policy_docs, shown = policy_documents(_refs(config, target_refs(config.policies, at)))
     if len(climbing(policy_docs)) > 1:
-        raise Refused("besides the rung, the configuration names policies that climb a ladder "
+        raise RefusedError("besides the rung, the configuration names policies that climb a ladder "
                       f"({', '.join(climbing(policy_docs))}): promote climbs one")
     docs = read_documents((request.path,))
     snapshot, taken = _snapshot(request, verify_command.has_rollouts(docs))
@@ -213,7 +206,7 @@ def _refuse_hand_edits(path: str) -> None:
     and promote's commit would carry (or undo) that edit unseen."""
     changed = _would_change(path)
     if changed:
-        raise Refused(f"`tfpolicy check` would change {', '.join(changed[:5])}"
+        raise RefusedError(f"`tfpolicy check` would change {', '.join(changed[:5])}"
                       f"{' …' if len(changed) > 5 else ''}: the manifests are not what the "
                       "configuration's rung makes of them (edited by hand?); run `tfpolicy "
                       "fix`, review and commit, then promote")
@@ -229,7 +222,7 @@ def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
         snapshot, clock = verify_command.read_snapshots(request.snapshots), None
     taken = parse_time(snapshot.latest) or clock
     if taken is None:
-        raise Refused("the snapshot carries no time (no creation, condition or event time): "
+        raise RefusedError("the snapshot carries no time (no creation, condition or event time): "
                       "promote cannot tell how long the pods have been ready")
     return snapshot, taken
 
@@ -272,7 +265,7 @@ def _planned(given: PlanInput, number: int) -> StepReport:
     if not step.fits:
         first = step.unschedulable[0] if step.unschedulable else None
         why = f": {first.pod}: {first.message}" if first else ""
-        raise Refused(f"the plan's step {step.number:02d} {step.name} does not fit "
+        raise RefusedError(f"the plan's step {step.number:02d} {step.name} does not fit "
                       f"({step.status.value}){why}; run `tfpolicy plan` for the detail")
     return step
 

@@ -54,10 +54,8 @@ OPERATOR_KINDS = "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tenso
 ROLLOUT_KINDS = "rollouts.argoproj.io"  # their stable and canary revisions
 _NO_TYPE = "the server doesn't have a resource type"
 _KUBECTL_SECONDS = 120
-# sysexits' EX_TEMPFAIL, "try again later": a script tells a rollout in progress from a stop.
-WAIT_EXIT = 75
-EXIT_CODES = {Verdict.READY: int(ExitCode.OK), Verdict.WAIT: WAIT_EXIT,
-              Verdict.STOP: int(ExitCode.FINDINGS)}
+EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
+              Verdict.STOP: ExitCode.FINDINGS}
 
 
 @click.command(epilog=(
