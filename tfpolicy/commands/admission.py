@@ -21,7 +21,7 @@ from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_obj
 from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import is_operator_object
 from tfpolicy.admission.placeholders import PlaceholderError
-from tfpolicy.commands.common import OPERATOR_HELP, decide
+from tfpolicy.commands.common import OPERATOR_HELP, command, decide
 from tfpolicy.edits import Path as EditPath
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.operator import operator_found
@@ -145,12 +145,7 @@ def _pools(given: tuple[WebhookPool, ...],
                  for p in inventory)
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy admission manifests/\n"
-    "  tfpolicy admission --values values.yaml -o - manifests/\n"
-))
+@command("admission")
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable) whose `spec.hami` names the "
                    "cluster's HAMi resources; default: .tfpolicy.yaml, if there is one.")
@@ -163,7 +158,8 @@ def _pools(given: tuple[WebhookPool, ...],
 def admission(policies: tuple[str, ...], values: str | None, namespaces: str | None,
               operator: tuple[str, ...], namespace: str | None, output: str | None, fmt: str,
               paths: tuple[str, ...]) -> int:
-    """Simulate the TensorFusion webhook on every pod template; exit 1 if any pod is rejected."""
+    """The webhook simulated over the manifests: read everything, admit every pod template,
+    print the report (and the admitted pods); bad input exits 2 before anything is written."""
     decided = decide(policies, namespace, operator)
     loaded = _policies(decided.policies, decided.base)
     operator, namespace = decided.operator, decided.namespace

@@ -20,6 +20,7 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands.common import (
     Run,
+    command,
     emit_file_findings,
     emit_not_migrated,
     engine_options,
@@ -40,12 +41,7 @@ from tfpolicy.rewrite.pipeline import PIECE_BYTES, transform_stream
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy apply -p takeover-25 manifests/ > migrated.yaml\n"
-    "  helm template chart | tfpolicy apply -p takeover -\n"
-))
+@command("apply")
 @engine_options
 @jobs_option
 @fail_on_option
@@ -55,7 +51,8 @@ _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 @click.argument("paths", nargs=-1, type=click.Path())
 def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
           fail_on: Severity, output: str | None, paths: tuple[str, ...]) -> int:
-    """Rewrite manifests from files, folders or stdin (-) to stdout."""
+    """The engine over a stream: every document through, spooled, then copied to stdout
+    whole (or to one file per input with ``-o``); findings on stderr."""
     run = resolve(policies, namespace, fmt, explain)
     if output is not None:
         return _to_folder(run, named(paths), Path(output), fail_on)

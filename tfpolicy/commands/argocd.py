@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from tfpolicy import yamlio
+from tfpolicy.command_table import HELP
 from tfpolicy.commands.common import emit_findings
 from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.errors import ExitCode, TfpolicyError
@@ -32,9 +33,9 @@ _CONTENT = re.compile(r"^(?!#|---|\.\.\.)\S", re.MULTILINE)
 _OWN_GROUP = "tfpolicy.dev/"
 
 
-@click.group()
+@click.group(help=HELP["argocd"])
 def argocd() -> None:
-    """Run as an ArgoCD config-management plugin (plugins/argocd/plugin.yaml)."""
+    """The host\'s subcommands, each one call of the host\'s protocol."""
 
 
 @argocd.command()

@@ -6,6 +6,7 @@ import click
 
 from tfpolicy.commands.common import (
     HookCommand,
+    command,
     emit_file_findings,
     emit_not_migrated,
     engine_options,
@@ -19,12 +20,7 @@ from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
 
-@click.command(cls=HookCommand, epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy check manifests/\n"
-    "  tfpolicy check --format sarif manifests/ > tfpolicy.sarif\n"
-))
+@command("check", HookCommand)
 @engine_options
 @jobs_option
 @fail_on_option
@@ -33,14 +29,8 @@ from tfpolicy.render import MACHINE
 @click.argument("paths", nargs=-1, type=click.Path())
 def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
           fail_on: Severity, show_diff: bool, paths: tuple[str, ...]) -> int:
-    """Exit 1 when any file would change or any error is found (with --fail-on warning,
-    any warning too: a GPU request not migrated among them).
-
-    With --diff and a --format a program reads (json, sarif, junit), the
-    findings alone are on stdout and the diff goes to stderr.
-
-    Also warns about TensorFusion webhook traps (each finding says which) left by ``fix``.
-    """
+    """What ``fix`` would change and every finding, written nowhere; a pre-commit hook
+    runs it on every commit, so it starts small (docs/speed.md)."""
     run = resolve(policies, namespace, fmt, explain)
     rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
     findings += trap_findings(rewrites, run, findings)

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
+from tfpolicy.command_table import HELP, epilog
 from tfpolicy.commands.progress import QUIET
 from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
@@ -29,6 +30,12 @@ _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
 _HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
 _OPERATOR = "tfpolicy.operator"
+
+
+def command(name: str, cls: type[click.Command] = click.Command
+            ) -> Callable[[Callable[..., Any]], click.Command]:
+    """Command ``name``, its help and examples taken from the listing, their one source."""
+    return click.command(name, cls=cls, help=HELP[name], epilog=epilog(name))
 
 
 class HookCommand(click.Command):
@@ -133,14 +140,7 @@ def engine_options(func: F) -> F:
     ]
     for option in reversed(options):
         func = option(func)
-    func.__doc__ = (func.__doc__ or "").rstrip() + "\n\n" + _PATHS_HELP
     return func
-
-
-# Said in every engine command's --help: nothing is read or rewritten that was not named.
-_PATHS_HELP = ("PATHS are files and folders (walked for .yaml, .yml and .json); only what "
-               "is named is read, so name `.` for this folder, and `-` for stdin (apply "
-               "only). No PATHS is an error.")
 
 
 def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ import click
 
 from tfpolicy.commands.common import (
     HookCommand,
+    command,
     emit_file_findings,
     emit_findings,
     engine_options,
@@ -27,12 +28,7 @@ from tfpolicy.files.swap import Kept
 from tfpolicy.findings import Finding, Severity, has_errors
 
 
-@click.command(cls=HookCommand, epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy fix manifests/\n"
-    "  tfpolicy fix -p takeover-1 manifests/\n"
-))
+@command("fix", HookCommand)
 @engine_options
 @jobs_option
 # Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and
@@ -40,7 +36,8 @@ from tfpolicy.findings import Finding, Severity, has_errors
 @click.argument("paths", nargs=-1, type=str)
 def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
         paths: tuple[str, ...]) -> int:
-    """Rewrite manifest files in place; exit 1 when any file changed."""
+    """Rewrite the files in place, each replaced only while it is still as it was read
+    (``tfpolicy.files.output``); the names rewritten on stdout once every write is done."""
     run = resolve(policies, namespace, fmt, explain)
     written: list[str] = []
     taken = Taken(names=run.fmt == "junit")

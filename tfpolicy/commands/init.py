@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tfpolicy import __version__
-from tfpolicy.commands.common import resolve
+from tfpolicy.commands.common import command, resolve
 from tfpolicy.commands.rewrite import rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
@@ -20,21 +20,12 @@ HOOKS = ("tfpolicy-fix", "tfpolicy-validate")
 FIRST_RUNG = "takeover-1"
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy init                # this folder\n"
-    "  tfpolicy init --force repo/  # start over\n"
-))
+@command("init")
 @click.option("--force", is_flag=True, help="Replace the files if they exist.")
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 def init(force: bool, path: str) -> int:
-    """Write a starter .tfpolicy.yaml and .pre-commit-config.yaml into PATH.
-
-    Reads PATH's manifests the way check does (with the takeover policy) and
-    names the GPU workloads, namespaces and kinds it found in the config's
-    comments. Existing files are left alone unless --force.
-    """
+    """A repository's first rung: its GPU workloads found as ``check`` finds them, named in
+    the comments of the config written."""
     root = Path(path)
     targets = {root / ".tfpolicy.yaml": "", root / ".pre-commit-config.yaml": ""}
     if not force:

@@ -9,21 +9,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import click
-
 from tfpolicy import yamlio
+from tfpolicy.commands.common import command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.stream import write_out
 from tfpolicy.hosts import krm as function
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  kpt fn eval ./package --exec 'tfpolicy krm' -- policies=takeover-25\n"
-))
+@command("krm")
 def krm() -> int:
-    """KRM function: ResourceList on stdin, ResourceList with results on stdout."""
+    """The KRM function: a ResourceList in, a ResourceList out, even for bad input
+    (docs/hosts.md)."""
     try:
         output = function.run(yamlio.decode(sys.stdin.buffer.read(), "<stdin>"), Path.cwd())
     except TfpolicyError as exc:  # still answer with a ResourceList (hosts.md §7.1)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from tfpolicy.command_table import HELP
 from tfpolicy.commands.common import decide, emit_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
@@ -26,9 +27,9 @@ from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
 from tfpolicy.rewrite.pipeline import Options, transform
 
 
-@click.group()
+@click.group(help=HELP["kustomize"])
 def kustomize() -> None:
-    """Run as a kustomize legacy exec plugin (kubectl kustomize --enable-alpha-plugins)."""
+    """The host\'s subcommands, each one call of the host\'s protocol."""
 
 
 @kustomize.command("transform")

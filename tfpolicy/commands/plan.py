@@ -27,7 +27,7 @@ from tfpolicy.commands.admission import (
     read_documents,
     read_mapping,
 )
-from tfpolicy.commands.common import decide, fail_on_option
+from tfpolicy.commands.common import command, decide, fail_on_option
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
@@ -55,12 +55,7 @@ from tfpolicy.scheduler import Inventory, SchedulerSettings
 _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy plan -p takeover --inventory inventory.yaml manifests/\n"
-    "  tfpolicy plan -p rightsize.yaml --inventory inv.yaml --format html -o plan.html manifests/\n"
-))
+@command("plan")
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", required=True, type=click.Path(dir_okay=False),
@@ -85,10 +80,8 @@ def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespac
          operator: tuple[str, ...], namespace: str | None, steps: str, fmt: str,
          output: str | None, rollout: str, consolidate: bool, emit_policies: str | None,
          fail_on: Severity, paths: tuple[str, ...]) -> int:
-    """Plan the migration step by step and prove each step fits the inventory.
-
-    Exit 1 when a step does not fit; with --fail-on warning, also when the plan warns
-    (a GPU request not migrated, a step's warning)."""
+    """Read everything, run the pure plan, write the report; the exit code says whether
+    every step fits."""
     with _few_collections():
         result = _plan(policies, inventory, values, namespaces, operator, namespace, steps, fmt,
                        output, rollout, consolidate, emit_policies, paths)

@@ -20,7 +20,7 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands import verify as verify_command
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
-from tfpolicy.commands.common import resolve
+from tfpolicy.commands.common import command, resolve
 from tfpolicy.commands.fix import fix
 from tfpolicy.commands.plan import (
     defined_twice,
@@ -76,13 +76,7 @@ class Request(Record):
     rollback: bool
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy promote --inventory inv.yaml --cluster cluster.yaml --commit manifests/\n"
-    "  tfpolicy promote --inventory inv.yaml --live --context prod --patch rung.patch "
-    "manifests/\n"
-))
+@command("promote")
 @click.option("--inventory", required=True, type=click.Path(dir_okay=False),
               help="GPU inventory before the migration, as `tfpolicy plan` takes it.")
 @operator_options
@@ -107,12 +101,8 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
             live: bool,
             context: str | None, commit: bool, patch: str | None, min_soak: str,
             summary: str | None, no_rollback: bool, path: str) -> int:
-    """Verify the rung .tfpolicy.yaml names and, when ready, write the next one.
-
-    Exit 0 advanced, 5 done (the last rung is ready), 75 wait, 1 stop (the rollback
-    rung written, unless --no-rollback), 4 refused (nothing changed), 2 unusable
-    input. See docs/promote.md.
-    """
+    """One rung per run: verify the rung, decide, and write the next rung or the
+    rollback rung (docs/promote.md)."""
     _check_options(snapshots, live, context, commit, patch)
     decided = configure(find_config(Path(path)), Given(namespace=namespace, operator=operator))
     given = Request(path, inventory, values, namespaces, decided.operator, decided.namespace,

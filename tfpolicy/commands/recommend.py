@@ -20,6 +20,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import read_documents
+from tfpolicy.commands.common import command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
 from tfpolicy.policy.schema import validate
@@ -41,12 +42,7 @@ from tfpolicy.recommend.snapshot import (
 )
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy recommend --prometheus http://prometheus:9090 manifests/ > rightsize.yaml\n"
-    "  tfpolicy recommend --metrics examples/metrics/example-fleet-2d.json examples/manifests\n"
-))
+@command("recommend")
 @click.option("--prometheus", metavar="URL", help="Prometheus base URL (dcgm-exporter series).")
 @click.option("--metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="Offline metrics file (MetricsSnapshot JSON) instead of --prometheus.")
@@ -74,7 +70,8 @@ def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | Non
                   step: str | None, end: float | None, quantile: float | None, margin: float,
                   qos: str, min_samples: int, timeout: float, save_metrics: str | None,
                   namespace: str, policies: tuple[str, ...], paths: tuple[str, ...]) -> int:
-    """Right-size GPU workloads from their measured usage (TensorFusion's recommender)."""
+    """Sizes from measured usage, printed as a policy only once it reads back as intended
+    and passes its schema."""
     if (prometheus is None) == (metrics is None):
         raise TfpolicyError("give exactly one of --prometheus URL and --metrics FILE")
     if save_metrics is not None and prometheus is None:

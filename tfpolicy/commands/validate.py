@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import HookCommand, decide, emit_findings
+from tfpolicy.commands.common import HookCommand, command, decide, emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text
@@ -17,12 +17,7 @@ from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS
 
 
-@click.command(cls=HookCommand, epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy validate policies/llm-serving.yaml\n"
-    "  tfpolicy validate --discover .\n"
-))
+@command("validate", HookCommand)
 @click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text")
 @click.option("--discover", is_flag=True,
               help="Of the files named, validate every one holding a kind: MigrationPolicy, "
@@ -33,7 +28,7 @@ from tfpolicy.render import FORMATS
                    "a file.")
 @click.argument("policies", nargs=-1)
 def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) -> int:
-    """Validate policy files (default: the policies of .tfpolicy.yaml)."""
+    """Every violation of every policy file named (or configured), at file:line:col."""
     if discover or hook:
         found, findings = _discovered(policies)
     else:

@@ -20,7 +20,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
-from tfpolicy.commands.common import decide
+from tfpolicy.commands.common import command, decide
 from tfpolicy.commands.plan import (
     defined_twice,
     policy_documents,
@@ -58,12 +58,7 @@ EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
               Verdict.STOP: ExitCode.FINDINGS}
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy verify --step 1 --inventory inventory.yaml --cluster cluster.yaml manifests/\n"
-    "  tfpolicy verify -p takeover --live --context prod manifests/\n"
-))
+@command("verify")
 @click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
               help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
 @click.option("--inventory", type=click.Path(dir_okay=False),
@@ -89,11 +84,8 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
                    step: int | None, snapshots: tuple[str, ...], live: bool,
                    context: str | None, fmt: str, output: str | None,
                    paths: tuple[str, ...]) -> int:
-    """Check that the last plan step took effect in the cluster: ready, wait or stop.
-
-    Exit 0 ready, 75 wait (verify again later), 1 stop (roll back with the policy the report
-    names), 2 unusable input. See docs/verify.md.
-    """
+    """Read everything, snapshot the cluster, compare with the plan's step; the exit code
+    is the verdict."""
     ladder = parse_ladder(steps)
     _check_sources(snapshots, live, context, paths)
     decided = decide(policies, namespace, operator)
