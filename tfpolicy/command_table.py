@@ -3,7 +3,7 @@
 ``tfpolicy --help`` is written from this table without the command line library or
 any command (``tfpolicy.cli``); the click group lists the commands from it without
 importing them (``tfpolicy.commands.group``), and each command takes its help and its
-examples from it (``tfpolicy.commands.common.command``). Plain strings only, so that
+examples from it (``tfpolicy.commands.options.command``). Plain strings only, so that
 reading it costs a start nothing; outside ``commands/``, so that ``--help`` loads no
 module of that package.
 """

@@ -21,7 +21,7 @@ from tfpolicy.admission import Found, ModelCapacity, WebhookConfig, operator_obj
 from tfpolicy.admission import Pool as WebhookPool
 from tfpolicy.admission.objects import is_operator_object
 from tfpolicy.admission.placeholders import PlaceholderError
-from tfpolicy.commands.common import OPERATOR_HELP, command, decide
+from tfpolicy.commands.options import OPERATOR_HELP, command, decide
 from tfpolicy.edits import Path as EditPath
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.operator import operator_found

@@ -18,19 +18,17 @@ from typing import BinaryIO
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import (
+from tfpolicy.commands.options import (
     Run,
     command,
-    emit_file_findings,
-    emit_not_migrated,
     engine_options,
     fail_on_option,
     jobs_option,
     named,
-    none_found,
     resolve,
 )
 from tfpolicy.commands.outdir import destinations, write_outputs
+from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, none_found
 from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.sources import STDIN, manifest_files

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import click
 
-from tfpolicy.commands.common import (
+from tfpolicy.commands.options import (
     HookCommand,
     command,
-    emit_file_findings,
-    emit_not_migrated,
     engine_options,
     fail_on_option,
     jobs_option,
     resolve,
 )
+from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated
 from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.findings import Severity, fails

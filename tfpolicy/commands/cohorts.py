@@ -23,8 +23,8 @@ from functools import partial
 from pathlib import Path
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import Run
 from tfpolicy.commands.manifest import not_kubernetes
+from tfpolicy.commands.options import Run
 from tfpolicy.commands.scope import Scope, Scopes, chart_template
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import read_seen

@@ -12,15 +12,8 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import (
-    HookCommand,
-    command,
-    emit_file_findings,
-    emit_findings,
-    engine_options,
-    jobs_option,
-    resolve,
-)
+from tfpolicy.commands.options import HookCommand, command, engine_options, jobs_option, resolve
+from tfpolicy.commands.printing import emit_file_findings, emit_findings
 from tfpolicy.commands.rewrite import BOM, Rewrite, rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.output import Writes, clean_stale

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from tfpolicy.commands.common import command
+from tfpolicy.commands.options import command
 from tfpolicy.errors import ExitCode
 from tfpolicy.gpus.table import GpuInfo, rows
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from tfpolicy import __version__
-from tfpolicy.commands.common import command, resolve
+from tfpolicy.commands.options import command, resolve
 from tfpolicy.commands.rewrite import rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file

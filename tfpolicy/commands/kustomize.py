@@ -16,7 +16,8 @@ from pathlib import Path
 import click
 
 from tfpolicy.command_table import HELP
-from tfpolicy.commands.common import decide, emit_findings
+from tfpolicy.commands.options import decide
+from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
 from tfpolicy.files.operator import loaded_policies

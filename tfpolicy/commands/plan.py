@@ -27,7 +27,7 @@ from tfpolicy.commands.admission import (
     read_documents,
     read_mapping,
 )
-from tfpolicy.commands.common import command, decide, fail_on_option
+from tfpolicy.commands.options import command, decide, fail_on_option
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text

@@ -20,8 +20,8 @@ import click
 from tfpolicy import yamlio
 from tfpolicy.commands import verify as verify_command
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
-from tfpolicy.commands.common import command, resolve
 from tfpolicy.commands.fix import fix
+from tfpolicy.commands.options import command, resolve
 from tfpolicy.commands.plan import (
     defined_twice,
     policy_documents,

@@ -20,7 +20,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import read_documents
-from tfpolicy.commands.common import command
+from tfpolicy.commands.options import command
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
 from tfpolicy.policy.schema import validate

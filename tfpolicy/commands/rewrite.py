@@ -10,8 +10,9 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands import cohorts
-from tfpolicy.commands.common import Run, named, none_found
 from tfpolicy.commands.manifest import not_kubernetes
+from tfpolicy.commands.options import Run, named
+from tfpolicy.commands.printing import none_found
 from tfpolicy.commands.progress import progress
 from tfpolicy.commands.scope import Scope, Unscoped, chart_template
 from tfpolicy.edits import Edit, format_path

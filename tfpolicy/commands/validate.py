@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import HookCommand, command, decide, emit_findings
+from tfpolicy.commands.options import HookCommand, command, decide
+from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text

@@ -20,7 +20,7 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
-from tfpolicy.commands.common import command, decide
+from tfpolicy.commands.options import command, decide
 from tfpolicy.commands.plan import (
     defined_twice,
     policy_documents,

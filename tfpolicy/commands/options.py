@@ -1,9 +1,9 @@
-"""Options every engine command shares, and how they resolve (flags, then .tfpolicy.yaml)."""
+"""Every option more than one command takes, declared once; and what the engine's options
+resolve to (flags, then .tfpolicy.yaml)."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,11 +15,11 @@ from tfpolicy.commands.scope import Scope, Scopes, Unscoped
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.project import lookup
-from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
+from tfpolicy.findings import Severity
 from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
 from tfpolicy.records import Record
-from tfpolicy.render import FORMATS, MACHINE, junit
+from tfpolicy.render import FORMATS
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
 
@@ -105,15 +105,6 @@ def fail_on_option(func: F) -> F:
     )(func)
 
 
-def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
-    """The count of GPU requests not migrated, by reason, on stderr (nothing when none, nor
-    beside a report a program reads, whose findings carry the rules to count)."""
-    line = "" if fmt in MACHINE else not_migrated_line(not_migrated(findings))
-    if line:
-        sys.stderr.write(line)
-        sys.stderr.flush()
-
-
 def engine_options(func: F) -> F:
     options = [
         click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
@@ -149,14 +140,6 @@ def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
         hint = "`.` for this folder, `-` for stdin" if stdin else "`.` for this folder"
         raise TfpolicyError(f"no files named: give files or folders ({hint})")
     return paths
-
-
-def none_found(files: list[str], paths: tuple[str, ...]) -> None:
-    """One line on stderr when the folders named hold no manifest: exit 0 then says the
-    folders were empty, never that their manifests were looked at and fine."""
-    if not files:
-        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {', '.join(paths)}: "
-                   "nothing to do", err=True)
 
 
 class Unset:
@@ -219,27 +202,3 @@ def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
     skip = hook or bool(meta.get(_SKIP_UNCONFIGURED))
     return Run(loaded, options, fmt, Scopes(Given(namespace=namespace, operator=operator),
                                             explain), skip, hook, jobs)
-
-
-def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:
-    emit_report(FORMATS[fmt](findings), err=err)
-
-
-def emit_file_findings(findings: list[Finding], fmt: str, files: Sequence[str], *, err: bool,
-                       fail_on: Severity = Severity.ERROR,
-                       rewritten: Collection[str] = ()) -> None:
-    """The findings of a run over ``files``; JUnit gives each file its case, clean ones
-    passing, so a report's count is the files checked, not the ones with findings."""
-    if fmt == "junit":
-        emit_report(junit(findings, files=files, fail_on=fail_on, rewritten=rewritten),
-                    err=err)
-    else:
-        emit_findings(findings, fmt, err=err)
-
-
-def emit_report(text: str, *, err: bool) -> None:
-    """A report already rendered, written whole and flushed (nothing when empty)."""
-    if text:
-        stream = sys.stderr if err else sys.stdout
-        stream.write(text)
-        stream.flush()

@@ -1,0 +1,54 @@
+"""What the commands write on stdout and stderr besides their own text: reports written
+whole and flushed, the count of GPU requests not migrated, and the line that says the
+folders named held no manifest."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Collection, Sequence
+
+import click
+
+from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
+from tfpolicy.render import FORMATS, MACHINE, junit
+
+
+def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
+    """The count of GPU requests not migrated, by reason, on stderr (nothing when none, nor
+    beside a report a program reads, whose findings carry the rules to count)."""
+    line = "" if fmt in MACHINE else not_migrated_line(not_migrated(findings))
+    if line:
+        sys.stderr.write(line)
+        sys.stderr.flush()
+
+
+def none_found(files: list[str], paths: tuple[str, ...]) -> None:
+    """One line on stderr when the folders named hold no manifest: exit 0 then says the
+    folders were empty, never that their manifests were looked at and fine."""
+    if not files:
+        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {', '.join(paths)}: "
+                   "nothing to do", err=True)
+
+
+def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:
+    emit_report(FORMATS[fmt](findings), err=err)
+
+
+def emit_file_findings(findings: list[Finding], fmt: str, files: Sequence[str], *, err: bool,
+                       fail_on: Severity = Severity.ERROR,
+                       rewritten: Collection[str] = ()) -> None:
+    """The findings of a run over ``files``; JUnit gives each file its case, clean ones
+    passing, so a report's count is the files checked, not the ones with findings."""
+    if fmt == "junit":
+        emit_report(junit(findings, files=files, fail_on=fail_on, rewritten=rewritten),
+                    err=err)
+    else:
+        emit_findings(findings, fmt, err=err)
+
+
+def emit_report(text: str, *, err: bool) -> None:
+    """A report already rendered, written whole and flushed (nothing when empty)."""
+    if text:
+        stream = sys.stderr if err else sys.stdout
+        stream.write(text)
+        stream.flush()
