@@ -27,10 +27,10 @@ from tfpolicy.commands.options import (
     named,
     resolve,
 )
-from tfpolicy.commands.outdir import destinations, write_outputs
 from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, none_found
 from tfpolicy.commands.progress import progress
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.outdir import destinations, write_outputs
 from tfpolicy.files.sources import STDIN, manifest_files
 from tfpolicy.files.stream import copy_out
 from tfpolicy.findings import Finding, Severity, fails

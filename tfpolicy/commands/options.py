@@ -81,6 +81,25 @@ def _remember_jobs(ctx: click.Context, param: click.Parameter, value: int) -> in
     return value
 
 
+def operator_options(func: F) -> F:
+    """The operator's configuration, as admission, plan, verify and promote take it."""
+    options = [
+        click.option("--values", type=click.Path(dir_okay=False),
+                     help="Helm values of the chart."),
+        click.option("--namespaces", type=click.Path(dir_okay=False),
+                     help="Namespace objects whose labels namespaceSelector reads."),
+        click.option("--operator-config", "operator", multiple=True,
+                     type=click.Path(dir_okay=False), metavar="FILE",
+                     help=OPERATOR_HELP + " Default: operatorConfig of .tfpolicy.yaml."),
+        click.option("-n", "--namespace", default=None,
+                     help="Namespace for manifests that name none [default: namespace of "
+                          ".tfpolicy.yaml, else default]."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def jobs_option(func: F) -> F:
     """``-j``: worker processes for the commands that run the engine over many documents."""
     return click.option(

@@ -1,14 +1,16 @@
 """What the commands write on stdout and stderr besides their own text: reports written
-whole and flushed, the count of GPU requests not migrated, and the line that says the
-folders named held no manifest."""
+whole and flushed (or into ``-o FILE``), the count of GPU requests not migrated, the line
+that says the folders named held no manifest, and a progress line for a person watching."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 
 import click
 
+from tfpolicy.files.install import install_file
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.render import FORMATS, MACHINE, junit
 
@@ -52,3 +54,26 @@ def emit_report(text: str, *, err: bool) -> None:
         stream = sys.stderr if err else sys.stdout
         stream.write(text)
         stream.flush()
+
+
+def write_report(report: str, output: str | None, command: str,
+                 elsewhere: str = "another path") -> None:
+    """A report on stdout, or into ``-o FILE`` whole or not at all, which stderr then says
+    (``elsewhere``: what to choose instead of a symlink there)."""
+    if output is None:
+        sys.stdout.write(report)
+        return
+    install_file(Path(output), report.encode(), 0o644, elsewhere=elsewhere)
+    sys.stderr.write(f"{command}: report written to {output}\n")
+
+
+def watched_progress(command: str) -> Callable[[str], None] | None:
+    """A one-line progress report on stderr, only when a person watches it."""
+    if not sys.stderr.isatty():
+        return None
+
+    def tell(what: str) -> None:
+        sys.stderr.write(f"\r\033[K{command}: {what}…")
+        sys.stderr.flush()
+
+    return tell

@@ -18,18 +18,13 @@ from pathlib import Path
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands import verify as verify_command
-from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
 from tfpolicy.commands.fix import fix
-from tfpolicy.commands.options import command, resolve
-from tfpolicy.commands.plan import (
-    defined_twice,
-    policy_documents,
-    read_inventory,
-    scheduler_settings,
-)
+from tfpolicy.commands.options import command, operator_options, resolve
 from tfpolicy.commands.rewrite import BOM, rewrite_files
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
+from tfpolicy.files.documents import locating, read_documents
+from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.files.install import install_file
 from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import builtin_policies
@@ -37,11 +32,8 @@ from tfpolicy.plan import (
     DEFAULT_LADDER,
     PlanInput,
     StepReport,
-    admission_pools,
-    model_capacities,
     run_plan,
 )
-from tfpolicy.plan.twice import DefinedTwice
 from tfpolicy.policy.config import Given, ProjectConfig, configure
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
@@ -108,10 +100,8 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
     given = Request(path, inventory, values, namespaces, decided.operator, decided.namespace,
                     snapshots, live, context, commit, patch, parse_duration(min_soak), summary,
                     not no_rollback)
-    try:
+    with locating({}):  # an object defined twice at its line, as plan and verify say it
         return _promote(given)
-    except DefinedTwice as exc:  # at its line, as plan and verify say it (files read again)
-        raise defined_twice(exc, {}) from None
 
 
 def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, commit: bool,
@@ -163,19 +153,16 @@ def _repository(request: Request) -> tuple[Path, ProjectConfig, Position]:
 def _inputs(request: Request, config: ProjectConfig,
             at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
     """The plan's input (the rung's policy in place of its name), and the snapshot."""
-    policy_docs, shown = policy_documents(_refs(config, target_refs(config.policies, at)))
-    if len(climbing(policy_docs)) > 1:
-        raise RefusedError("besides the rung, the configuration names policies that climb a ladder "
-                      f"({', '.join(climbing(policy_docs))}): promote climbs one")
+    chosen = policy_documents(_refs(config, target_refs(config.policies, at)))
+    if len(climbing(chosen.documents)) > 1:
+        raise RefusedError("besides the rung, the configuration names policies that climb a "
+                           f"ladder ({', '.join(climbing(chosen.documents))}): promote climbs one")
     docs = read_documents((request.path,))
-    snapshot, taken = _snapshot(request, verify_command.has_rollouts(docs))
-    fleet = read_inventory(request.inventory)
-    webhook = cluster_webhook(request.values, request.namespaces, docs, request.operator,
-                              request.namespace, admission_pools(fleet) if fleet.pools else None,
-                              model_capacities(fleet))
-    given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
-                      request.namespace, shown, scheduler_settings(request.values))
-    source = verify_command.snapshot_source(request.snapshots, request.live, request.context)
+    snapshot, taken = _snapshot(request, has_rollouts(docs))
+    cluster = Cluster(request.values, request.namespaces, request.operator, request.namespace)
+    given = plan_input(docs, chosen, read_inventory(request.inventory), cluster, DEFAULT_LADDER,
+                       chart_pool=True)
+    source = snapshot_source(request.snapshots, request.live, request.context)
     return given, snapshot, taken, source
 
 
@@ -206,10 +193,10 @@ def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
     """The snapshot and its time: the latest its objects carry; with --live and no time in
     the objects, the clock when kubectl answered."""
     if request.live:
-        snapshot = verify_command.live_snapshot(request.context, rollouts)
+        snapshot = live_snapshot(request.context, rollouts)
         clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
     else:
-        snapshot, clock = verify_command.read_snapshots(request.snapshots), None
+        snapshot, clock = read_snapshots(request.snapshots), None
     taken = parse_time(snapshot.latest) or clock
     if taken is None:
         raise RefusedError("the snapshot carries no time (no creation, condition or event time): "
@@ -223,8 +210,8 @@ def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: S
     if at.step > 1:
         return verify(given, at.step - 1, snapshot, source)
     refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
-    docs, _ = policy_documents(_refs(config, refs))
-    return verify(replace(given, policies=tuple(docs)), None, snapshot, source)
+    before = policy_documents(_refs(config, refs))
+    return verify(replace(given, policies=before.documents), None, snapshot, source)
 
 
 def _say(at: Position, decision: Decision) -> None:

@@ -19,9 +19,9 @@ from pathlib import Path
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import read_documents
 from tfpolicy.commands.options import command
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.documents import read_documents
 from tfpolicy.files.sources import load_policy_set, policy_source, read_text
 from tfpolicy.policy.schema import validate
 from tfpolicy.recommend import hints
