@@ -17,9 +17,9 @@ import click
 
 from tfpolicy import yamlio
 from tfpolicy.command_table import HELP
-from tfpolicy.commands.manifest import not_kubernetes
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.stream import write_out
 from tfpolicy.findings import Finding, has_errors

@@ -8,13 +8,14 @@ from tfpolicy.commands.options import (
     HookCommand,
     command,
     engine_options,
+    engine_run,
     fail_on_option,
     jobs_option,
-    resolve,
 )
-from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated
-from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
+from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, tell_passed_over
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.check_findings import change_findings, trap_findings
+from tfpolicy.files.runner import Rewrite, rewrite_files
 from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
@@ -30,17 +31,18 @@ def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, exp
           fail_on: Severity, show_diff: bool, paths: tuple[str, ...]) -> int:
     """What ``fix`` would change and every finding, written nowhere; a pre-commit hook
     runs it on every commit, so it starts small (docs/speed.md)."""
-    run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
-    findings += trap_findings(rewrites, run, findings)
-    reported = findings + change_findings(changes)
-    emit_file_findings(reported, run.fmt, [r.path for r in rewrites], err=False,
+    run = engine_run(policies, namespace, fmt, explain)
+    ran = rewrite_files(run, paths, keep_original=show_diff)
+    tell_passed_over(ran, run, paths)
+    findings = ran.findings + trap_findings(ran.rewrites, run, ran.findings)
+    reported = findings + change_findings(ran.changes)
+    emit_file_findings(reported, run.fmt, [r.path for r in ran.rewrites], err=False,
                        fail_on=fail_on)
     emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
-        click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
+        click.echo("".join(_diff(r) for r in ran.rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)
-    return ExitCode.FINDINGS if changes or fails(findings, fail_on) else ExitCode.OK
+    return ExitCode.FINDINGS if ran.changes or fails(findings, fail_on) else ExitCode.OK
 
 
 def _diff(rewrite: Rewrite) -> str:

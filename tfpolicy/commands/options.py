@@ -10,18 +10,12 @@ from typing import Any, TypeVar
 import click
 
 from tfpolicy.command_table import HELP, epilog
-from tfpolicy.commands.progress import QUIET
-from tfpolicy.commands.scope import Scope, Scopes, Unscoped
-from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.operator import loaded_policies
-from tfpolicy.files.project import lookup
+from tfpolicy.files.project import lookup, resolve_here
+from tfpolicy.files.scopes import Flags, Run, configured_run
 from tfpolicy.findings import Severity
 from tfpolicy.hosts.hook import hook_argv
-from tfpolicy.policy.config import Configuration, Given, ProjectConfig, configure
-from tfpolicy.records import Record
+from tfpolicy.policy.config import Configuration, Given
 from tfpolicy.render import FORMATS
-from tfpolicy.rewrite.engine import PolicySet
-from tfpolicy.rewrite.pipeline import Options
 
 F = TypeVar("F", bound=Callable[..., Any])
 OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
@@ -30,6 +24,7 @@ _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
 _HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
 _OPERATOR = "tfpolicy.operator"
+_QUIET = "tfpolicy.quiet"
 
 
 def command(name: str, cls: type[click.Command] = click.Command
@@ -66,7 +61,7 @@ def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
 
 
 def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    ctx.meta[QUIET] = value
+    ctx.meta[_QUIET] = value
     return value
 
 
@@ -153,71 +148,22 @@ def engine_options(func: F) -> F:
     return func
 
 
-def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
-    """The files and folders to work on: only those named, never an implicit ``.`` or stdin."""
-    if not paths:
-        hint = "`.` for this folder, `-` for stdin" if stdin else "`.` for this folder"
-        raise TfpolicyError(f"no files named: give files or folders ({hint})")
-    return paths
-
-
-class Unset:
-    """No config passed: ``decide`` looks it up."""
-
-
-UNSET = Unset()
-
-
-class Run(Record):
-    """The policies of the working directory (``-p``, else its config) and, without
-    ``-p``, each file's own nearest config (``scopes``) for ``fix`` and ``check``."""
-
-    loaded: PolicySet | None
-    options: Options
-    fmt: str
-    scopes: Scopes | None = None
-    skip_unconfigured: bool = False  # hooks: a run no config governs checks nothing, exit 0
-    hook: bool = False  # a changed config or policy file brings in the manifests it governs
-    jobs: int = 0  # worker processes (``rewrite.parallel``); 0: one per usable CPU
-
-    @property
-    def policies(self) -> PolicySet:
-        if self.loaded is None:
-            raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml")
-        return self.loaded
-
-    def scope(self, path: str) -> Scope | Unscoped:
-        """What governs one file: ``-p`` for every file, else the file's nearest config."""
-        if self.scopes is None:
-            return Scope(self.policies, self.options)
-        return self.scopes.of(path)
-
-
-def decide(policies: tuple[str, ...], namespace: str | None, operator: tuple[str, ...] = (),
-           fmt: str | None = None, config: ProjectConfig | Unset | None = UNSET,
-           ) -> Configuration:
-    """What the working directory's run uses: the flags, then its ``.tfpolicy.yaml``."""
-    found = lookup(Path.cwd()).config if isinstance(config, Unset) else config
-    return configure(found, Given(policies, Path("."), namespace, operator, fmt))
-
-
-def resolve(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
-            explain: bool) -> Run:
-    """The policy set and options, from flags first, then the project config
-    (``tfpolicy.policy.config.configure``, as every command decides them)."""
+def engine_run(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
+               explain: bool) -> Run:
+    """The run the engine options decide, with the working directory's config: the options
+    kept out of the command's parameters (``-j``, ``--hook``, ``-q``, …) are read here."""
     found = lookup(Path.cwd())
     if explain and not policies:
         click.echo(f"tfpolicy: {found.explain()}", err=True)
     meta = click.get_current_context().meta
     operator = tuple(meta.get(_OPERATOR, ()))
-    decided = decide(policies, namespace, operator, fmt, found.config)
-    options = Options(decided.namespace, explain)
-    fmt = decided.format or "text"
-    jobs = int(meta.get(_JOBS, 1))  # 1 where a command takes no -j
-    hook = bool(meta.get(_HOOK))
-    if policies:
-        return Run(loaded_policies(decided), options, fmt, hook=hook, jobs=jobs)
-    loaded = loaded_policies(decided) if found.config else None
-    skip = hook or bool(meta.get(_SKIP_UNCONFIGURED))
-    return Run(loaded, options, fmt, Scopes(Given(namespace=namespace, operator=operator),
-                                            explain), skip, hook, jobs)
+    flags = Flags(int(meta.get(_JOBS, 1)), bool(meta.get(_HOOK)),  # -j: 1 where not taken
+                  bool(meta.get(_SKIP_UNCONFIGURED)), bool(meta.get(_QUIET)))
+    return configured_run(found.config, Given(policies, Path("."), namespace, operator, fmt),
+                          explain, flags)
+
+
+def decide(policies: tuple[str, ...], namespace: str | None,
+           operator: tuple[str, ...] = ()) -> Configuration:
+    """What the working directory's run uses: the flags, then its ``.tfpolicy.yaml``."""
+    return resolve_here(Given(policies, Path("."), namespace, operator))

@@ -7,12 +7,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from tfpolicy.files.install import install_file
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.render import FORMATS, MACHINE, junit
+
+if TYPE_CHECKING:
+    from tfpolicy.files.in_place import Fixed
+    from tfpolicy.files.runner import Ran
+    from tfpolicy.files.scopes import Run
 
 
 def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
@@ -24,12 +30,33 @@ def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
         sys.stderr.flush()
 
 
-def none_found(files: list[str], paths: tuple[str, ...]) -> None:
-    """One line on stderr when the folders named hold no manifest: exit 0 then says the
-    folders were empty, never that their manifests were looked at and fine."""
+def none_found(files: int, paths: tuple[str, ...]) -> None:
+    """One line on stderr when the folders named hold no manifest (``files``: how many
+    they hold): exit 0 then says the folders were empty, never that their manifests were
+    looked at and fine."""
     if not files:
         click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {', '.join(paths)}: "
                    "nothing to do", err=True)
+
+
+def tell_passed_over(ran: Ran, run: Run, paths: tuple[str, ...]) -> None:
+    """What a run over files passed over, on stderr: that the folders named held no
+    manifest (not for a hook, which names a commit's files), and under ``--explain``
+    each file skipped, and why."""
+    if not run.hook:
+        none_found(ran.files, paths)
+    if run.options.explain:
+        for path, reason in ran.skipped:
+            click.echo(f"tfpolicy: skipped {path}: {reason}", err=True)
+
+
+def tell_fixed(fixed: Fixed, run: Run, paths: tuple[str, ...]) -> None:
+    """What ``fix`` says once every write is done (so that a closed stdout cannot stop
+    it half-way): the files it passed over, each file it rewrote, and the findings."""
+    tell_passed_over(fixed.ran, run, paths)
+    click.echo("".join(f"Fixing {name}\n" for name in fixed.written), nl=False)
+    emit_file_findings(fixed.findings, run.fmt, fixed.checked, err=True,
+                       rewritten=fixed.rewritten)
 
 
 def emit_findings(findings: list[Finding], fmt: str, *, err: bool) -> None:

@@ -9,10 +9,10 @@ import click
 from tfpolicy.commands.options import HookCommand, command, decide
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.governed import POLICY_KIND
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
-from tfpolicy.hosts.hook import POLICY_KIND
 from tfpolicy.policy.config import FILENAME
 from tfpolicy.policy.model import Policy
 from tfpolicy.render import FORMATS

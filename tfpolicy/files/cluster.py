@@ -15,8 +15,7 @@ from typing import Any
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.documents import STDIN_NAME
-from tfpolicy.files.sources import MAX_FILE_BYTES, STDIN, read_text
+from tfpolicy.files.sources import MAX_FILE_BYTES, read_text, shown_name
 from tfpolicy.inventory import load_inventory
 from tfpolicy.plan import Document
 from tfpolicy.rewrite.engine import objects
@@ -36,7 +35,7 @@ def read_snapshots(files: tuple[str, ...]) -> Snapshot:
     """The cluster as the ``kubectl get -o yaml`` files (``-``: stdin) show it."""
     found: list[tuple[str, Any]] = []
     for file in files:
-        shown = STDIN_NAME if file == STDIN else file
+        shown = shown_name(file)
         found.extend((shown, doc) for doc in yamlio.load_all(read_text(file), file=shown))
     return snapshot_of(found)
 
@@ -76,7 +75,7 @@ def snapshot_source(files: tuple[str, ...], live: bool, context: str | None) -> 
         current = _current_context()
         return f"kubectl, its current context ({current})" if current else (
             "kubectl, its current context")
-    return ", ".join(STDIN_NAME if f == STDIN else f for f in files)
+    return ", ".join(shown_name(f) for f in files)
 
 
 def _current_context() -> str:

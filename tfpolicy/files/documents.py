@@ -17,12 +17,10 @@ from tfpolicy import yamlio
 from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import STDIN, manifest_files, read_text
+from tfpolicy.files.sources import STDIN, STDIN_NAME, manifest_files, read_text, shown_name
 from tfpolicy.plan.simulate import TooManyPods
 from tfpolicy.plan.twice import DefinedTwice
 from tfpolicy.plan.units import Document
-
-STDIN_NAME = "<stdin>"  # how findings and errors name stdin
 
 
 def read_documents(paths: tuple[str, ...], kept: dict[str, str] | None = None) -> list[Document]:
@@ -30,7 +28,7 @@ def read_documents(paths: tuple[str, ...], kept: dict[str, str] | None = None) -
     stdin's text, which cannot be read twice, so that an error found later is located."""
     docs = []
     for file in manifest_files(paths):
-        shown = STDIN_NAME if file == STDIN else file
+        shown = shown_name(file)
         text = read_text(file)
         if kept is not None and file == STDIN:
             kept[shown] = text

@@ -19,7 +19,14 @@ from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, inside
-from tfpolicy.policy.config import FILENAME, ProjectConfig, parse_config
+from tfpolicy.policy.config import (
+    FILENAME,
+    Configuration,
+    Given,
+    ProjectConfig,
+    configure,
+    parse_config,
+)
 from tfpolicy.records import Record
 
 
@@ -34,6 +41,12 @@ class Lookup(Record):
         if self.config is not None:
             return f"using {self.config.path}"
         return f"no {FILENAME} found; the lookup stopped at {self.stopped} ({self.reason})"
+
+
+def resolve_here(given: Given) -> Configuration:
+    """What a run in the working directory uses: ``given`` (the flags), then the
+    ``.tfpolicy.yaml`` that governs the working directory, then the defaults."""
+    return configure(lookup(Path.cwd()).config, given)
 
 
 def find_config(start: Path, ceiling: Path | None = None) -> ProjectConfig | None:

@@ -25,12 +25,18 @@ from tfpolicy.suggest import closest
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 30
 STDIN = "-"
+STDIN_NAME = "<stdin>"  # how findings and errors name stdin
+
+
+def shown_name(file: str) -> str:
+    """A file as findings and errors name it: stdin as ``<stdin>``."""
+    return STDIN_NAME if file == STDIN else file
 
 
 def read_text(path: str) -> str:
     """A file's (or stdin's) text, strictly UTF-8 and within the size limit."""
     if path == STDIN:
-        return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), "<stdin>")
+        return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), STDIN_NAME)
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)

@@ -10,9 +10,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import TextIO
 
-import click
-
-QUIET = "tfpolicy.quiet"
 MANY = 200  # below this a run is quick: a counter would only flicker
 
 
@@ -34,8 +31,7 @@ class Progress:
             self.stream.flush()
 
 
-def progress(total: int) -> Progress:
-    context = click.get_current_context(silent=True)
-    quiet = bool(context.meta.get(QUIET)) if context is not None else True
+def progress(total: int, quiet: bool) -> Progress:
+    """A counter of ``total`` files, shown only to a person watching a long run."""
     shown = total >= MANY and not quiet and sys.stderr.isatty()
     return Progress(total, sys.stderr if shown else None)
