@@ -15,7 +15,15 @@ from pathlib import Path
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.options import command, decide, operator_options
+from tfpolicy.commands.options import (
+    POLICY_HAMI,
+    command,
+    decide,
+    format_option,
+    operator_options,
+    paths_argument,
+    policy_option,
+)
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.documents import locating, read_documents
 from tfpolicy.files.inputs import Cluster, cluster_webhook
@@ -28,15 +36,12 @@ from tfpolicy.policy.model import Policy
 
 
 @command("admission")
-@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-              help="Policy file or built-in name (repeatable) whose `spec.hami` names the "
-                   "cluster's HAMi resources; default: .tfpolicy.yaml, if there is one.")
+@policy_option(POLICY_HAMI)
 @operator_options
 @click.option("-o", "--output", default=None, metavar="DIR|-",
               help="Write the admitted Pod of each pod template to DIR, or - for stdout.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
-@click.argument("paths", nargs=-1, type=click.Path())
+@format_option(["text", "json"])
+@paths_argument()
 def admission(policies: tuple[str, ...], values: str | None, namespaces: str | None,
               operator: tuple[str, ...], namespace: str | None, output: str | None, fmt: str,
               paths: tuple[str, ...]) -> int:

@@ -18,6 +18,7 @@ from tfpolicy.commands.options import (
     engine_run,
     fail_on_option,
     jobs_option,
+    paths_argument,
 )
 from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, none_found
 from tfpolicy.errors import ExitCode
@@ -37,7 +38,7 @@ from tfpolicy.findings import Finding, Severity, fails
 @click.option("-o", "--output", "output", type=click.Path(file_okay=False), default=None,
               help="Write one file per input file under this folder (a named file by its "
                    "name, a folder's files by their path in it) instead of stdout.")
-@click.argument("paths", nargs=-1, type=click.Path())
+@paths_argument()
 def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
           fail_on: Severity, output: str | None, paths: tuple[str, ...]) -> int:
     """The engine over a stream: every document through, spooled, then copied to stdout

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from tfpolicy.command_table import HELP
+from tfpolicy.commands.options import explain_option
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.operator import loaded_policies
@@ -41,8 +42,7 @@ def init() -> int:
 
 
 @argocd.command()
-@click.option("--explain", is_flag=True,
-              help="Say which files of a plain-folder app were skipped, and why.")
+@explain_option("Say which files of a plain-folder app were skipped, and why.")
 def generate(explain: bool) -> int:
     """Render the app folder and apply its policies; print the manifests.
 

@@ -11,6 +11,7 @@ from tfpolicy.commands.options import (
     engine_run,
     fail_on_option,
     jobs_option,
+    paths_argument,
 )
 from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, tell_passed_over
 from tfpolicy.errors import ExitCode
@@ -26,7 +27,7 @@ from tfpolicy.render import MACHINE
 @fail_on_option
 @click.option("--diff", "show_diff", is_flag=True,
               help="Also print what fix would change, as a unified diff.")
-@click.argument("paths", nargs=-1, type=click.Path())
+@paths_argument()
 def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
           fail_on: Severity, show_diff: bool, paths: tuple[str, ...]) -> int:
     """What ``fix`` would change and every finding, written nowhere; a pre-commit hook

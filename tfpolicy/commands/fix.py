@@ -6,9 +6,14 @@ What it guarantees about concurrent edits, links and temp files is in
 
 from __future__ import annotations
 
-import click
-
-from tfpolicy.commands.options import HookCommand, command, engine_options, engine_run, jobs_option
+from tfpolicy.commands.options import (
+    HookCommand,
+    command,
+    engine_options,
+    engine_run,
+    jobs_option,
+    paths_argument,
+)
 from tfpolicy.commands.printing import emit_findings, tell_fixed
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.in_place import fix_files
@@ -20,7 +25,7 @@ from tfpolicy.findings import has_errors
 @jobs_option
 # Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and
 # the paths are stat'ed when they are read anyway.
-@click.argument("paths", nargs=-1, type=str)
+@paths_argument(str)
 def fix(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
         paths: tuple[str, ...]) -> int:
     """Rewrite the files in place, each replaced only while it is still as it was read

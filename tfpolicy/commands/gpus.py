@@ -13,14 +13,16 @@ import sys
 
 import click
 
-from tfpolicy.commands.options import command
+from tfpolicy.commands.options import (
+    command,
+    format_option,
+)
 from tfpolicy.errors import ExitCode
 from tfpolicy.gpus.table import GpuInfo, rows
 
 
 @command("gpus")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@format_option(["text", "json"])
 @click.argument("contains", required=False, default="")
 def gpus(fmt: str, contains: str) -> int:
     """The GPU table, filtered by name: what an inventory's ``model`` may say."""

@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from tfpolicy import __version__
-from tfpolicy.commands.options import command
+from tfpolicy.commands.options import (
+    command,
+)
 from tfpolicy.commands.printing import tell_passed_over
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file

@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 from tfpolicy import yamlio
-from tfpolicy.commands.options import command
+from tfpolicy.commands.options import (
+    command,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.stream import write_out
 from tfpolicy.hosts import krm as function

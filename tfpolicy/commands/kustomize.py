@@ -16,7 +16,9 @@ from pathlib import Path
 import click
 
 from tfpolicy.command_table import HELP
-from tfpolicy.commands.options import decide
+from tfpolicy.commands.options import (
+    decide,
+)
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file

@@ -1,9 +1,18 @@
-"""Every option more than one command takes, declared once; and what the engine's options
-resolve to (flags, then .tfpolicy.yaml)."""
+"""Every option more than one command takes, declared once here (as pre-commit's
+``_add_config_option``); and what the engine's options resolve to (flags, then
+``.tfpolicy.yaml``).
+
+Where one option says something different for one command (what ``-p`` is
+read for, which formats a report has), the command passes its own help or
+choices; the option's name, type and default are declared here alone. Two
+defaults differ between commands on purpose: ``recommend -n`` is
+``default`` (it reads no ``.tfpolicy.yaml``), and ``plan``, ``verify`` and
+``promote`` take ``--inventory`` as required or not as their input needs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,8 +27,24 @@ from tfpolicy.policy.config import Configuration, Given
 from tfpolicy.render import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
-OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
-                 "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
+Option = Callable[[Callable[..., Any]], Callable[..., Any]]  # click's option decorators
+
+# What -p is read for, said in each command's help.
+POLICY_ENGINE = ("Policy file or built-in name (repeatable); default: the nearest "
+                 ".tfpolicy.yaml above each file.")
+POLICY_PLAN = "Policy file or built-in name (repeatable); default: .tfpolicy.yaml."
+POLICY_HAMI = ("Policy file or built-in name (repeatable) whose `spec.hami` names the "
+               "cluster's HAMi resources; default: .tfpolicy.yaml, if there is one.")
+POLICY_SIZES = ("Policies whose spec.frameworks and per-workload modelWeights / "
+                "workingMemory size servers that pre-allocate a pool.")
+_OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile,"
+                  "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
+_NAMESPACE_HELP = ("Namespace for manifests that name none [default: namespace of "
+                   ".tfpolicy.yaml, else default].")
+_FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING}
+
+# Options kept out of the engine commands' parameters, set in the context instead, so
+# that every command taking them need not name them (``engine_run`` reads them).
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
 _HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
@@ -41,71 +66,112 @@ class HookCommand(click.Command):
         return super().parse_args(ctx, hook_argv(args))
 
 
-def _remember_hook(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    ctx.meta[_HOOK] = value
-    return value
+def _in_context(key: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        ctx.meta[key] = value
+        return value
+    return remember
 
 
-def hook_option(func: F) -> F:
-    """``--hook``: what the pre-commit hooks run (docs/hosts.md, "pre-commit")."""
-    return click.option(
-        "--hook", is_flag=True, expose_value=False, callback=_remember_hook,
-        help="What the pre-commit hooks run: every name after `--` is a file; a changed "
-             ".tfpolicy.yaml or policy file brings in every manifest it governs; as "
-             "--skip-unconfigured.")(func)
+def _all(*options: Option) -> Option:
+    """Several options, listed in ``--help`` in the order given."""
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+    return decorate
 
 
-def _remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    ctx.meta[_SKIP_UNCONFIGURED] = value
-    return value
+def paths_argument(kind: Any = None) -> Option:
+    """``PATHS``: the files and folders named (``kind``: how each is checked; a path)."""
+    return click.argument("paths", nargs=-1, type=click.Path() if kind is None else kind)
 
 
-def _remember_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    ctx.meta[_QUIET] = value
-    return value
+def policy_option(help: str) -> Option:
+    """``-p``: the policies, by file or built-in name; ``help`` says what they are read for."""
+    return click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
+                        help=help)
 
 
-def _remember_operator(ctx: click.Context, param: click.Parameter,
-                       value: tuple[str, ...]) -> tuple[str, ...]:
-    ctx.meta[_OPERATOR] = value
-    return value
+def namespace_option(default: str | None = None, help: str = _NAMESPACE_HELP) -> Option:
+    """``-n``: the namespace of manifests that name none."""
+    return click.option("-n", "--namespace", default=default, show_default=default is not None,
+                        help=help)
 
 
-def _remember_jobs(ctx: click.Context, param: click.Parameter, value: int) -> int:
-    ctx.meta[_JOBS] = value
-    return value
+def format_option(choices: Sequence[str], default: str | None = "text",
+                  help: str | None = None, show_default: bool = True) -> Option:
+    """``--format``: how the report or the findings are printed."""
+    return click.option("--format", "fmt", type=click.Choice(list(choices)), default=default,
+                        show_default=show_default, help=help)
+
+
+def operator_config_option(exposed: bool = True) -> Option:
+    """``--operator-config``: files of the operator's objects. The engine commands keep it
+    in the context (``exposed=False``), where it decides which GPU vendors are configured."""
+    if exposed:
+        return click.option("--operator-config", "operator", multiple=True,
+                            type=click.Path(dir_okay=False), metavar="FILE",
+                            help=_OPERATOR_HELP + " Default: operatorConfig of .tfpolicy.yaml.")
+    return click.option("--operator-config", multiple=True, metavar="FILE", expose_value=False,
+                        callback=_in_context(_OPERATOR), help=_OPERATOR_HELP + " They decide "
+                        "which GPU vendors are configured; default: operatorConfig of "
+                        ".tfpolicy.yaml.")
+
+
+def inventory_option(required: bool, help: str) -> Option:
+    """``--inventory``: the GPU inventory file."""
+    return click.option("--inventory", required=required, type=click.Path(dir_okay=False),
+                        help=help)
+
+
+def report_option(help: str) -> Option:
+    """``-o FILE``: a report written to a file (whole or not at all) instead of stdout."""
+    return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+                        metavar="FILE", help=help)
+
+
+def steps_option(help: str) -> Option:
+    """``--steps``: the enabledReplicas ladder, the plan's own by default."""
+    from tfpolicy.plan import DEFAULT_LADDER  # here: only plan and verify take it
+
+    default = ",".join(str(rung) for rung in DEFAULT_LADDER)
+    return click.option("--steps", default=default, show_default=True, help=help)
+
+
+def explain_option(help: str) -> Option:
+    """``--explain``: say why something was left alone."""
+    return click.option("--explain", is_flag=True, help=help)
 
 
 def operator_options(func: F) -> F:
     """The operator's configuration, as admission, plan, verify and promote take it."""
-    options = [
+    return _all(  # type: ignore[return-value]
         click.option("--values", type=click.Path(dir_okay=False),
                      help="Helm values of the chart."),
         click.option("--namespaces", type=click.Path(dir_okay=False),
                      help="Namespace objects whose labels namespaceSelector reads."),
-        click.option("--operator-config", "operator", multiple=True,
-                     type=click.Path(dir_okay=False), metavar="FILE",
-                     help=OPERATOR_HELP + " Default: operatorConfig of .tfpolicy.yaml."),
-        click.option("-n", "--namespace", default=None,
-                     help="Namespace for manifests that name none [default: namespace of "
-                          ".tfpolicy.yaml, else default]."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+        operator_config_option(), namespace_option())(func)
+
+
+def cluster_options(snapshot_help: str, live_help: str) -> Option:
+    """Where the cluster is read from, as verify and promote take it: snapshot files, or
+    ``kubectl`` itself with a context."""
+    return _all(
+        click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
+                     help=snapshot_help),
+        click.option("--live", is_flag=True, help=live_help),
+        click.option("--context", default=None, help="The kubeconfig context for --live."))
 
 
 def jobs_option(func: F) -> F:
     """``-j``: worker processes for the commands that run the engine over many documents."""
     return click.option(
         "-j", "--jobs", type=click.IntRange(min=0), default=0, envvar="TFPOLICY_JOBS",
-        show_envvar=True, expose_value=False, callback=_remember_jobs,
+        show_envvar=True, expose_value=False, callback=_in_context(_JOBS),
         help="Worker processes; 0 (the default) is one per CPU this process may use, 1 "
              "runs everything in this process. Output is the same either way.",
     )(func)
-
-
-_FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING}
 
 
 def fail_on_option(func: F) -> F:
@@ -120,32 +186,24 @@ def fail_on_option(func: F) -> F:
 
 
 def engine_options(func: F) -> F:
-    options = [
-        click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-                     help="Policy file or built-in name (repeatable); default: the nearest "
-                     ".tfpolicy.yaml above each file."),
-        click.option("-n", "--namespace", default=None,
-                     help="Namespace for manifests that name none [default: namespace of "
-                          ".tfpolicy.yaml, else default]."),
-        click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default=None,
-                     help="How findings are printed [default: text]."),
-        click.option("--operator-config", multiple=True, metavar="FILE", expose_value=False,
-                     callback=_remember_operator, help=OPERATOR_HELP + " They decide which "
-                     "GPU vendors are configured; default: operatorConfig of .tfpolicy.yaml."),
-        click.option("--explain", is_flag=True,
-                     help="Say why each GPU workload was not selected, and each file skipped."),
-        # Kept out of the command's parameters (set in the context), so every command
-        # taking engine options need not name it.
-        click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_remember_quiet,
+    """What every command running the engine over files takes (apply, check, fix)."""
+    return _all(  # type: ignore[return-value]
+        policy_option(POLICY_ENGINE), namespace_option(),
+        format_option(sorted(FORMATS), None, "How findings are printed [default: text].",
+                      show_default=False),
+        operator_config_option(exposed=False),
+        explain_option("Say why each GPU workload was not selected, and each file skipped."),
+        click.option("-q", "--quiet", is_flag=True, expose_value=False,
+                     callback=_in_context(_QUIET),
                      help="No progress on stderr (shown only on a terminal, for long runs)."),
         click.option("--skip-unconfigured", is_flag=True, expose_value=False,
-                     callback=_remember, help="fix/check: when no .tfpolicy.yaml governs any "
-                     "file named, check nothing and exit 0 (--hook implies it)."),
-        hook_option,
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+                     callback=_in_context(_SKIP_UNCONFIGURED), help="fix/check: when no "
+                     ".tfpolicy.yaml governs any file named, check nothing and exit 0 (--hook "
+                     "implies it)."),
+        click.option("--hook", is_flag=True, expose_value=False, callback=_in_context(_HOOK),
+                     help="What the pre-commit hooks run: every name after `--` is a file; a "
+                     "changed .tfpolicy.yaml or policy file brings in every manifest it "
+                     "governs; as --skip-unconfigured."))(func)
 
 
 def engine_run(policies: tuple[str, ...], namespace: str | None, fmt: str | None,

@@ -16,7 +16,19 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.options import command, decide, fail_on_option, operator_options
+from tfpolicy.commands.options import (
+    POLICY_PLAN,
+    command,
+    decide,
+    fail_on_option,
+    format_option,
+    inventory_option,
+    operator_options,
+    paths_argument,
+    policy_option,
+    report_option,
+    steps_option,
+)
 from tfpolicy.commands.printing import watched_progress, write_report
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.documents import locating, read_documents
@@ -24,7 +36,6 @@ from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_in
 from tfpolicy.files.outdir import write_step_policies
 from tfpolicy.findings import Severity
 from tfpolicy.plan import (
-    DEFAULT_LADDER,
     Plan,
     parse_ladder,
     run_plan,
@@ -34,21 +45,15 @@ from tfpolicy.plan.render import as_json
 from tfpolicy.plan.text import as_text
 from tfpolicy.records import replace
 
-_DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
-
 
 @command("plan")
-@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-              help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
-@click.option("--inventory", required=True, type=click.Path(dir_okay=False),
-              help="GPU inventory: compact Inventory or `kubectl get gpupool,gpunode,gpu -o yaml`.")
+@policy_option(POLICY_PLAN)
+@inventory_option(True, "GPU inventory: compact Inventory or `kubectl get gpupool,gpunode,gpu "
+                  "-o yaml`.")
 @operator_options
-@click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
-              help="The enabledReplicas ladder each stage climbs.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
-              show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Write the report to FILE (whole or not at all) instead of stdout.")
+@steps_option("The enabledReplicas ladder each stage climbs.")
+@format_option(["text", "json", "html"])
+@report_option("Write the report to FILE (whole or not at all) instead of stdout.")
 @click.option("--rollout", type=click.Choice(["concurrent", "sequential"]), default="concurrent",
               show_default=True,
               help="Roll a step's workloads at once (as a GitOps sync does) or one by one.")
@@ -57,7 +62,7 @@ _DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 @click.option("--emit-policies", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Write each step's policy file to DIR.")
 @fail_on_option
-@click.argument("paths", nargs=-1, type=click.Path())
+@paths_argument()
 def plan(policies: tuple[str, ...], inventory: str, values: str | None, namespaces: str | None,
          operator: tuple[str, ...], namespace: str | None, steps: str, fmt: str,
          output: str | None, rollout: str, consolidate: bool, emit_policies: str | None,

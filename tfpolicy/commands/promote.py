@@ -15,7 +15,12 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.options import command, operator_options
+from tfpolicy.commands.options import (
+    cluster_options,
+    command,
+    inventory_option,
+    operator_options,
+)
 from tfpolicy.commands.printing import emit_findings, none_found, tell_fixed
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.documents import locating
@@ -34,14 +39,11 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 
 
 @command("promote")
-@click.option("--inventory", required=True, type=click.Path(dir_okay=False),
-              help="GPU inventory before the migration, as `tfpolicy plan` takes it.")
+@inventory_option(True, "GPU inventory before the migration, as `tfpolicy plan` takes it.")
 @operator_options
-@click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
-              help="`kubectl get pods,replicasets,events,gpus,gpunodes,gpupools -A -o yaml` "
-                   "output (repeatable, - for stdin).")
-@click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot (as verify).")
-@click.option("--context", default=None, help="The kubeconfig context for --live.")
+@cluster_options("`kubectl get pods,replicasets,events,gpus,gpunodes,gpupools -A -o yaml` "
+                 "output (repeatable, - for stdin).",
+                 "Run `kubectl get` for the snapshot (as verify).")
 @click.option("--commit", "commit", is_flag=True, help="Commit the new rung (one commit).")
 @click.option("--patch", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Leave the new rung uncommitted and write it to FILE as `git diff`.")

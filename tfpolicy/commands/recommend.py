@@ -16,7 +16,13 @@ from pathlib import Path
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.options import command
+from tfpolicy.commands.options import (
+    POLICY_SIZES,
+    command,
+    namespace_option,
+    paths_argument,
+    policy_option,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.documents import read_documents
 from tfpolicy.files.inputs import policy_documents
@@ -54,12 +60,9 @@ from tfpolicy.recommend.snapshot import (
               help="Seconds per Prometheus query.")
 @click.option("--save-metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --prometheus: also write the answers as an offline metrics file.")
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for manifests that name none.")
-@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-              help="Policies whose spec.frameworks and per-workload modelWeights / "
-                   "workingMemory size servers that pre-allocate a pool.")
-@click.argument("paths", nargs=-1, type=click.Path())
+@namespace_option("default", "Namespace for manifests that name none.")
+@policy_option(POLICY_SIZES)
+@paths_argument()
 def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | None,
                   step: str | None, end: float | None, quantile: float | None, margin: float,
                   qos: str, min_samples: int, timeout: float, save_metrics: str | None,

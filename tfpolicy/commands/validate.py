@@ -6,7 +6,12 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.options import HookCommand, command, decide
+from tfpolicy.commands.options import (
+    HookCommand,
+    command,
+    decide,
+    format_option,
+)
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.governed import POLICY_KIND
@@ -19,7 +24,7 @@ from tfpolicy.render import FORMATS
 
 
 @command("validate", HookCommand)
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text")
+@format_option(sorted(FORMATS), show_default=False)
 @click.option("--discover", is_flag=True,
               help="Of the files named, validate every one holding a kind: MigrationPolicy, "
                    "and the policies of each .tfpolicy.yaml named; skip the rest (the "

@@ -13,7 +13,19 @@ from collections.abc import Callable
 
 import click
 
-from tfpolicy.commands.options import command, decide, operator_options
+from tfpolicy.commands.options import (
+    POLICY_PLAN,
+    cluster_options,
+    command,
+    decide,
+    format_option,
+    inventory_option,
+    operator_options,
+    paths_argument,
+    policy_option,
+    report_option,
+    steps_option,
+)
 from tfpolicy.commands.printing import write_report
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.cluster import (
@@ -25,36 +37,28 @@ from tfpolicy.files.cluster import (
 )
 from tfpolicy.files.documents import locating, read_documents
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
-from tfpolicy.plan import DEFAULT_LADDER, parse_ladder
+from tfpolicy.plan import parse_ladder
 from tfpolicy.verify import Report, Verdict, verify
 from tfpolicy.verify.html import as_html
 from tfpolicy.verify.render import as_json, as_text
 
-_DEFAULT_STEPS = ",".join(str(r) for r in DEFAULT_LADDER)
 EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
               Verdict.STOP: ExitCode.FINDINGS}
 
 
 @command("verify")
-@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-              help="Policy file or built-in name (repeatable); default: .tfpolicy.yaml.")
-@click.option("--inventory", type=click.Path(dir_okay=False),
-              help="GPU inventory before the migration; default: the snapshot's GPU objects.")
+@policy_option(POLICY_PLAN)
+@inventory_option(False, "GPU inventory before the migration; default: the snapshot's GPU "
+                  "objects.")
 @operator_options
-@click.option("--steps", default=_DEFAULT_STEPS, show_default=True,
-              help="The enabledReplicas ladder, as given to `tfpolicy plan`.")
+@steps_option("The enabledReplicas ladder, as given to `tfpolicy plan`.")
 @click.option("--step", type=click.IntRange(min=1), default=None,
               help="The plan step just rolled out [default: the last one].")
-@click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
-              help="`kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml` "
-                   "output (repeatable, - for stdin).")
-@click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot.")
-@click.option("--context", default=None, help="The kubeconfig context for --live.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "html"]), default="text",
-              show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Write the report to FILE instead of stdout (the HTML page, typically).")
-@click.argument("paths", nargs=-1, type=click.Path())
+@cluster_options("`kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml` output "
+                 "(repeatable, - for stdin).", "Run `kubectl get` for the snapshot.")
+@format_option(["text", "json", "html"])
+@report_option("Write the report to FILE instead of stdout (the HTML page, typically).")
+@paths_argument()
 def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
                    namespaces: str | None, operator: tuple[str, ...], namespace: str | None,
                    steps: str,
