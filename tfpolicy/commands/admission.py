@@ -18,11 +18,11 @@ from tfpolicy import yamlio
 from tfpolicy.commands.options import (
     POLICY_HAMI,
     command,
-    decide,
     format_option,
     operator_options,
     paths_argument,
     policy_option,
+    resolve_flags,
 )
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.documents import locating, read_documents
@@ -31,7 +31,7 @@ from tfpolicy.files.outdir import write_admitted
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.plan.admission_report import Admitted, admit_all
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
-from tfpolicy.plan.webhook import with_hami
+from tfpolicy.plan.webhook_inputs import with_hami
 from tfpolicy.policy.model import Policy
 
 
@@ -47,7 +47,7 @@ def admission(policies: tuple[str, ...], values: str | None, namespaces: str | N
               paths: tuple[str, ...]) -> int:
     """The webhook simulated over the manifests: read everything, admit every pod template,
     print the report (and the admitted pods); bad input exits 2 before anything is written."""
-    decided = decide(policies, namespace, operator)
+    decided = resolve_flags(policies, namespace, operator)
     hami = _policies(decided.policies, decided.base)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     kept: dict[str, str] = {}

@@ -26,7 +26,7 @@ from tfpolicy.files.outdir import destinations
 from tfpolicy.files.runner import named
 from tfpolicy.files.scopes import Run
 from tfpolicy.files.sources import manifest_files, shown_name
-from tfpolicy.files.stream import copy_out
+from tfpolicy.files.stdout import copy_out
 from tfpolicy.files.streamed import rewrite_to_folder, rewrite_to_spool
 from tfpolicy.findings import Finding, Severity, fails
 

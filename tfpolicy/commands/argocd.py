@@ -19,10 +19,10 @@ from tfpolicy.commands.options import explain_option
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.operator import loaded_policies
-from tfpolicy.files.stream import write_out
+from tfpolicy.files.stdout import write_out
 from tfpolicy.findings import has_errors
 from tfpolicy.hosts.appsource import check_links, dependencies, migrate, render
-from tfpolicy.hosts.argocd import settings
+from tfpolicy.hosts.argocd_settings import settings
 from tfpolicy.hosts.policies import with_stage
 from tfpolicy.rewrite.pipeline import Options
 
@@ -63,5 +63,5 @@ def generate(explain: bool) -> int:
         return ExitCode.FINDINGS
     if not any(_CONTENT.search(chunk) for chunk in done.chunks):
         raise TfpolicyError("the app folder rendered no Kubernetes objects")
-    write_out("".join(done.chunks))  # all of it, or exit 141 (tfpolicy.files.stream)
+    write_out("".join(done.chunks))  # all of it, or exit 141 (tfpolicy.files.stdout)
     return ExitCode.OK

@@ -26,7 +26,7 @@ from tfpolicy.command_table import (
 from tfpolicy.errors import ExitCode, TfpolicyError
 
 
-class _OutputClosed(Exception):
+class _OutputClosedError(Exception):
     """stdout's reader went away while a command wrote to it."""
 
 
@@ -63,7 +63,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
-            raise _OutputClosed from None
+            raise _OutputClosedError from None
 
 
 @click.group(cls=_Group, help=GROUP_HELP,
@@ -95,7 +95,7 @@ def run(args: list[str]) -> int:
         return ExitCode.INTERRUPTED
     except TfpolicyError as exc:
         return _fail(exc, _format(args))
-    except (BrokenPipeError, _OutputClosed):
+    except (BrokenPipeError, _OutputClosedError):
         return broken_pipe()
     except OSError as exc:
         return write_failed(exc) if exc.errno in _WRITE_FAILED else _internal(exc, args)
@@ -155,10 +155,10 @@ def _format(args: list[str]) -> str:
 
 def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
     from tfpolicy.findings import error_finding  # here: only an error needs them
-    from tfpolicy.policy.model import PolicyInvalid
+    from tfpolicy.policy.model import PolicyInvalidError
     from tfpolicy.render import FORMATS
 
-    if isinstance(exc, PolicyInvalid):  # every violation, in the format asked for
+    if isinstance(exc, PolicyInvalidError):  # every violation, in the format asked for
         sys.stderr.write(FORMATS[fmt](exc.findings))
         return ExitCode.INVALID
     if fmt != "text":

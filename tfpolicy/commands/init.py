@@ -18,7 +18,7 @@ from tfpolicy.files.project import lookup
 from tfpolicy.files.runner import rewrite_files
 from tfpolicy.files.scopes import configured_run
 from tfpolicy.findings import ResourceRef
-from tfpolicy.policy.config import Given
+from tfpolicy.policy.project_config import Given
 
 # The hooks of .pre-commit-hooks.yaml a starting repository wants: fix migrates, validate
 # keeps the policies sound (check is the read-only alternative to fix, named in a comment).

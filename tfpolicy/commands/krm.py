@@ -14,8 +14,8 @@ from tfpolicy.commands.options import (
     command,
 )
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.stream import write_out
-from tfpolicy.hosts import krm as function
+from tfpolicy.files.stdout import write_out
+from tfpolicy.hosts import krm_function as function
 
 
 @command("krm")

@@ -17,16 +17,16 @@ import click
 
 from tfpolicy.command_table import HELP
 from tfpolicy.commands.options import (
-    decide,
+    resolve_flags,
 )
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode
 from tfpolicy.files.install import install_file
 from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.sources import STDIN, read_text
-from tfpolicy.files.stream import write_out
+from tfpolicy.files.stdout import write_out
 from tfpolicy.findings import has_errors
-from tfpolicy.hosts.kustomize import PLUGIN_PATH, default_home, plugin_script
+from tfpolicy.hosts.kustomize_plugin import PLUGIN_PATH, default_home, plugin_script
 from tfpolicy.rewrite.pipeline import Options, transform
 
 
@@ -39,14 +39,14 @@ def kustomize() -> None:
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 def transform_stream(config: str) -> int:
     """Transform the resource stream on stdin with the MigrationPolicy in CONFIG."""
-    decided = decide((config,), None)  # cwd is the kustomization root (hosts.md §2)
+    decided = resolve_flags((config,), None)  # cwd is the kustomization root (hosts.md §2)
     policies = loaded_policies(decided)
     options = Options(decided.namespace)
     result = transform(read_text(STDIN), policies, "<kustomize>", options)
     emit_findings(result.findings, "text", err=True)
     if has_errors(result.findings):
         return ExitCode.FINDINGS
-    write_out(result.text)  # all of it, or exit 141 (tfpolicy.files.stream)
+    write_out(result.text)  # all of it, or exit 141 (tfpolicy.files.stdout)
     return ExitCode.OK
 
 

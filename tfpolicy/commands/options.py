@@ -23,7 +23,7 @@ from tfpolicy.files.project import lookup, resolve_here
 from tfpolicy.files.scopes import Flags, Run, configured_run
 from tfpolicy.findings import Severity
 from tfpolicy.hosts.hook import hook_argv
-from tfpolicy.policy.config import Configuration, Given
+from tfpolicy.policy.project_config import Configuration, Given
 from tfpolicy.render import FORMATS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -221,7 +221,7 @@ def engine_run(policies: tuple[str, ...], namespace: str | None, fmt: str | None
                           explain, flags)
 
 
-def decide(policies: tuple[str, ...], namespace: str | None,
-           operator: tuple[str, ...] = ()) -> Configuration:
-    """What the working directory's run uses: the flags, then its ``.tfpolicy.yaml``."""
+def resolve_flags(policies: tuple[str, ...], namespace: str | None,
+                  operator: tuple[str, ...] = ()) -> Configuration:
+    """What the flags decide, over the working directory's ``.tfpolicy.yaml``."""
     return resolve_here(Given(policies, Path("."), namespace, operator))

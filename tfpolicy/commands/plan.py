@@ -19,7 +19,6 @@ import click
 from tfpolicy.commands.options import (
     POLICY_PLAN,
     command,
-    decide,
     fail_on_option,
     format_option,
     inventory_option,
@@ -27,6 +26,7 @@ from tfpolicy.commands.options import (
     paths_argument,
     policy_option,
     report_option,
+    resolve_flags,
     steps_option,
 )
 from tfpolicy.commands.printing import watched_progress, write_report
@@ -40,9 +40,9 @@ from tfpolicy.plan import (
     parse_ladder,
     run_plan,
 )
-from tfpolicy.plan.html import Inputs, as_html
-from tfpolicy.plan.render import as_json
-from tfpolicy.plan.text import as_text
+from tfpolicy.plan.plan_html import Inputs, as_html
+from tfpolicy.plan.plan_json import as_json
+from tfpolicy.plan.plan_text import as_text
 from tfpolicy.records import replace
 
 
@@ -103,7 +103,7 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
     tell = watched_progress("plan")
     if tell is not None:
         tell("reading")
-    decided = decide(policies, namespace, operator)
+    decided = resolve_flags(policies, namespace, operator)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     chosen = policy_documents(decided.policies, decided.base)
     kept: dict[str, str] = {}

@@ -26,11 +26,11 @@ from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.documents import locating
 from tfpolicy.files.inputs import Cluster
 from tfpolicy.files.project import find_config
-from tfpolicy.policy.config import Given, configure
+from tfpolicy.policy.project_config import Given, resolve_config
 from tfpolicy.promote.climb import Judged, Request, judge, record_rung, write_rung
-from tfpolicy.promote.decide import Outcome
 from tfpolicy.promote.soak import parse_duration
-from tfpolicy.verify.render import as_text
+from tfpolicy.promote.verdict import Outcome
+from tfpolicy.verify.report_render import as_text
 
 EXIT_CODES = {Outcome.ADVANCE: ExitCode.OK, Outcome.DONE: ExitCode.DONE,
               Outcome.WAIT: ExitCode.WAIT, Outcome.STOP: ExitCode.FINDINGS}
@@ -62,7 +62,7 @@ def promote(inventory: str, values: str | None, namespaces: str | None,
     """One rung per run: judge, say the verdict and its evidence, then write and record
     the rung, each part said as it is done (docs/promote.md)."""
     _check_options(snapshots, live, context, commit, patch)
-    decided = configure(find_config(Path(path)), Given(namespace=namespace, operator=operator))
+    decided = resolve_config(find_config(Path(path)), Given(namespace=namespace, operator=operator))
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     request = Request(path, inventory, cluster, snapshots, live, context, commit, patch,
                       parse_duration(min_soak), summary, not no_rollback)

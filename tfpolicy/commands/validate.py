@@ -9,8 +9,8 @@ import click
 from tfpolicy.commands.options import (
     HookCommand,
     command,
-    decide,
     format_option,
+    resolve_flags,
 )
 from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
@@ -18,8 +18,8 @@ from tfpolicy.files.governed import POLICY_KIND
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
-from tfpolicy.policy.config import FILENAME
 from tfpolicy.policy.model import Policy
+from tfpolicy.policy.project_config import FILENAME
 from tfpolicy.render import FORMATS
 
 
@@ -48,7 +48,7 @@ def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) ->
 
 
 def _refs(policies: tuple[str, ...]) -> tuple[list[str], Path]:
-    decided = decide(policies, None)
+    decided = resolve_flags(policies, None)
     if decided.config is None and not policies:
         raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
     return list(decided.policies), decided.base

@@ -17,13 +17,13 @@ from tfpolicy.commands.options import (
     POLICY_PLAN,
     cluster_options,
     command,
-    decide,
     format_option,
     inventory_option,
     operator_options,
     paths_argument,
     policy_option,
     report_option,
+    resolve_flags,
     steps_option,
 )
 from tfpolicy.commands.printing import write_report
@@ -39,8 +39,8 @@ from tfpolicy.files.documents import locating, read_documents
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.plan import parse_ladder
 from tfpolicy.verify import Report, Verdict, verify
-from tfpolicy.verify.html import as_html
-from tfpolicy.verify.render import as_json, as_text
+from tfpolicy.verify.report_html import as_html
+from tfpolicy.verify.report_render import as_json, as_text
 
 EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
               Verdict.STOP: ExitCode.FINDINGS}
@@ -69,7 +69,7 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     is the verdict."""
     ladder = parse_ladder(steps)
     _check_sources(snapshots, live, context, paths)
-    decided = decide(policies, namespace, operator)
+    decided = resolve_flags(policies, namespace, operator)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     chosen = policy_documents(decided.policies, decided.base)
     kept: dict[str, str] = {}

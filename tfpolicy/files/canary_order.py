@@ -28,7 +28,7 @@ from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.governed import governed
 from tfpolicy.files.scopes import Run, Scope, Scopes, chart_template
 from tfpolicy.files.sources import read_seen
-from tfpolicy.policy.config import ProjectConfig
+from tfpolicy.policy.project_config import ProjectConfig
 from tfpolicy.records import replace
 from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort

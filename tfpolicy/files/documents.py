@@ -18,8 +18,8 @@ from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import STDIN, STDIN_NAME, manifest_files, read_text, shown_name
-from tfpolicy.plan.simulate import TooManyPods
-from tfpolicy.plan.twice import DefinedTwice
+from tfpolicy.plan.simulate import TooManyPodsError
+from tfpolicy.plan.twice import DefinedTwiceError
 from tfpolicy.plan.units import Document
 
 
@@ -54,12 +54,12 @@ def locating(kept: Mapping[str, str]) -> Iterator[None]:
     twice (``kept``: stdin's text, as ``read_documents`` kept it)."""
     try:
         yield
-    except TooManyPods as exc:
+    except TooManyPodsError as exc:
         doc = exc.document
         raise located(exc, doc.file, doc.index, exc.replicas_path, kept) from None
     except PlaceholderError as exc:
         raise located(exc, exc.file or "", exc.document, exc.path, kept) from None
-    except DefinedTwice as exc:
+    except DefinedTwiceError as exc:
         raise _defined_twice(exc, kept) from None
 
 
@@ -81,7 +81,7 @@ def located(error: TfpolicyError, file: str, index: int, path: Path,
     return error
 
 
-def _defined_twice(error: DefinedTwice, kept: Mapping[str, str]) -> TfpolicyError:
+def _defined_twice(error: DefinedTwiceError, kept: Mapping[str, str]) -> TfpolicyError:
     """The error at its second place, naming the first by file and line."""
     where = error.second
     shown = error.shown(lambda p: _line_of(p.file, p.index, p.path, kept))

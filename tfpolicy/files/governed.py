@@ -19,7 +19,7 @@ from pathlib import Path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, manifest_files, read_text
-from tfpolicy.policy.config import FILENAME, ProjectConfig
+from tfpolicy.policy.project_config import FILENAME, ProjectConfig
 from tfpolicy.policy.schema import brief
 
 # A document of this kind, whatever the file is called (``migration.yaml`` in the

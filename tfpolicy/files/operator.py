@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.policy.config import Configuration
+from tfpolicy.policy.project_config import Configuration
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
 

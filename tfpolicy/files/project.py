@@ -10,7 +10,7 @@ The file itself, and the policy paths in it, must stay inside its
 repository (the folder with ``.git`` above it, else the file's own folder),
 symlinks resolved: a config is data a repository ships, and must not make
 tfpolicy read the files of whoever runs it. What the text says is
-``tfpolicy.policy.config``'s to read.
+``tfpolicy.policy.project_config``'s to read.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, inside
-from tfpolicy.policy.config import (
+from tfpolicy.policy.project_config import (
     FILENAME,
     Configuration,
     Given,
     ProjectConfig,
-    configure,
     parse_config,
+    resolve_config,
 )
 from tfpolicy.records import Record
 
@@ -46,7 +46,7 @@ class Lookup(Record):
 def resolve_here(given: Given) -> Configuration:
     """What a run in the working directory uses: ``given`` (the flags), then the
     ``.tfpolicy.yaml`` that governs the working directory, then the defaults."""
-    return configure(lookup(Path.cwd()).config, given)
+    return resolve_config(lookup(Path.cwd()).config, given)
 
 
 def find_config(start: Path, ceiling: Path | None = None) -> ProjectConfig | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.operator import loaded_policies
 from tfpolicy.files.project import lookup
-from tfpolicy.policy.config import Given, ProjectConfig, configure
+from tfpolicy.policy.project_config import Given, ProjectConfig, resolve_config
 from tfpolicy.records import Record, field, replace
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
@@ -63,7 +63,7 @@ class Scopes(Record):
 
     def scope(self, config: ProjectConfig) -> Scope:
         if config.path not in self._loaded:
-            decided = configure(config, self.given)
+            decided = resolve_config(config, self.given)
             self._loaded[config.path] = Scope(loaded_policies(decided),
                                               Options(decided.namespace, self.explain))
         return self._loaded[config.path]
@@ -111,7 +111,7 @@ def configured_run(config: ProjectConfig | None, given: Given, explain: bool,
                    flags: Flags = ONE_PROCESS) -> Run:
     """The run over files that ``given`` (the flags) and ``config`` (the working
     directory's) decide: ``-p``'s policies for every file, else each file's own config."""
-    decided = configure(config, given)
+    decided = resolve_config(config, given)
     options = Options(decided.namespace, explain)
     fmt = decided.format or "text"
     if given.policies:

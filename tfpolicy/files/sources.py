@@ -17,7 +17,7 @@ from tfpolicy import yamlio
 from tfpolicy.digest import sha256
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
+from tfpolicy.policy.model import Policy, PolicyInvalidError, build_policy, check_policy
 from tfpolicy.records import Record
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.suggest import closest
@@ -310,7 +310,7 @@ def load_policy_set(refs: list[str], base: Path = Path(".")) -> PolicySet:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml")
     policies, findings = check_policy_files(refs, base)
     if findings:
-        raise PolicyInvalid(findings)
+        raise PolicyInvalidError(findings)
     if not policies:
         raise TfpolicyError(f"no MigrationPolicy documents in {', '.join(refs)}")
     return PolicySet.of(policies)

@@ -23,9 +23,8 @@ from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
-from tfpolicy.policy.config import Given, ProjectConfig
-from tfpolicy.policy.config import configure as decide
 from tfpolicy.policy.model import Policy
+from tfpolicy.policy.project_config import Given, ProjectConfig, resolve_config
 from tfpolicy.policy.schema import brief
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
@@ -98,10 +97,10 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
+def function_policies(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
     """The policy set and options a functionConfig asks for; what it leaves out (the
     namespace, the operator configuration) the package's ``.tfpolicy.yaml`` gives, as on
-    every host (``tfpolicy.policy.config.configure``)."""
+    every host (``tfpolicy.policy.project_config.resolve_config``)."""
     project = find_config(cwd)
     if not config or (_is_configmap(config) and not config.get("data")):
         return _project(project)
@@ -142,7 +141,7 @@ def _project(config: ProjectConfig | None) -> tuple[PolicySet, Options]:
     if config is None:
         raise TfpolicyError("no policy: give a functionConfig (a MigrationPolicy, or a "
                             "ConfigMap with data.policies) or add a .tfpolicy.yaml")
-    decided = decide(config)
+    decided = resolve_config(config)
     return loaded_policies(decided), Options(decided.namespace)
 
 
@@ -150,7 +149,7 @@ def _configured(chosen: PolicySet, config: ProjectConfig | None,
                 namespace: str | None) -> tuple[PolicySet, Options]:
     """The functionConfig's policies, with the namespace and operator configuration decided
     (the functionConfig's namespace, else the project config's)."""
-    decided = decide(config, Given(policies=_GIVEN, namespace=namespace))
+    decided = resolve_config(config, Given(policies=_GIVEN, namespace=namespace))
     return with_operator(chosen, decided), Options(decided.namespace)
 
 

@@ -16,7 +16,7 @@ from tfpolicy.policy.model import (
     Locator,
     Override,
     Policy,
-    PolicyInvalid,
+    PolicyInvalidError,
     Stage,
     build_policy,
     check_policy,
@@ -39,7 +39,7 @@ _RIGHTSIZE_ONLY = frozenset({"isolation", "resources", "autoscale"})
 
 
 def policies_from_text(text: str, file: str) -> list[Policy]:
-    """Every MigrationPolicy document of ``text``; any violation raises ``PolicyInvalid``."""
+    """Every MigrationPolicy document of ``text``; any violation raises ``PolicyInvalidError``."""
     policies: list[Policy] = []
     findings: list[Finding] = []
     for raw in yamlio.split_documents(text):
@@ -53,7 +53,7 @@ def policies_from_text(text: str, file: str) -> list[Policy]:
             line, column = locate(())
             policies.append(build_policy(parsed.data, file, line + 1, column + 1))
     if findings:
-        raise PolicyInvalid(findings)
+        raise PolicyInvalidError(findings)
     if not policies:
         raise TfpolicyError("no MigrationPolicy documents", file=file)
     return policies

@@ -18,7 +18,7 @@ from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.edits import Path
 from tfpolicy.findings import ResourceRef, object_ref
-from tfpolicy.plan.pods import enabled_replicas_cap
+from tfpolicy.plan.unit_pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
 from tfpolicy.records import Record, replace
 from tfpolicy.rewrite.engine import objects

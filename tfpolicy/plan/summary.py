@@ -13,7 +13,7 @@ from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
-from tfpolicy.plan.records import Misfit, StepReport, Summary
+from tfpolicy.plan.step_reports import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import DocResult, PolicySet, gpu_requests, objects

@@ -29,13 +29,13 @@ from tfpolicy.files.scopes import Run, configured_run
 from tfpolicy.files.sources import builtin_policies
 from tfpolicy.findings import Finding
 from tfpolicy.plan import DEFAULT_LADDER, PlanInput, StepReport, run_plan
-from tfpolicy.policy.config import Given, ProjectConfig
+from tfpolicy.policy.project_config import Given, ProjectConfig
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy
-from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
+from tfpolicy.promote.messages import Change, commit_message, summary
 from tfpolicy.promote.rungs import ROLLBACK, Position, RefusedError, climbing, position, target_refs
 from tfpolicy.promote.soak import parse_time, ready_ages, unsoaked
-from tfpolicy.promote.text import Change, commit_message, summary
+from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
 from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
 
@@ -97,7 +97,7 @@ def judge(request: Request) -> Judged:
                 else _previous(given, config, at, snapshot, source))
     ages = ready_ages(report, snapshot, taken)
     known = [age for age in ages.values() if age is not None]
-    decision = decide(Evidence(at, report, previous, taken,
+    decision = promotion_verdict(Evidence(at, report, previous, taken,
                                parse_time(git.last_change(root, config.path)),
                                tuple(unsoaked(ages, request.soak)), request.soak,
                                min(known, default=None)))

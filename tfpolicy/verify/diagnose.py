@@ -13,7 +13,7 @@ from typing import Any
 
 from tfpolicy.records import replace
 from tfpolicy.scheduler import Isolation, PodRequest
-from tfpolicy.verify.records import GpuResult, Problem, Verdict, WorkloadResult
+from tfpolicy.verify.verdicts import GpuResult, Problem, Verdict, WorkloadResult
 
 _GPUPOOL_LABEL = "tensor-fusion.ai/gpupool"
 

@@ -14,8 +14,8 @@ from typing import Any
 from tfpolicy.admission.keys import COMPONENT, ENABLED, GPU_COUNT, GPUPOOL, INJECT_CONTAINER
 from tfpolicy.admission.keys import ISOLATION as ISOLATION_KEY
 from tfpolicy.records import Record
-from tfpolicy.verify.records import Problem, Verdict
-from tfpolicy.verify.snapshot import meta, name_of
+from tfpolicy.verify.cluster_snapshot import meta, name_of
+from tfpolicy.verify.verdicts import Problem, Verdict
 
 GPU_IDS = "tensor-fusion.ai/gpu-ids"
 WEBHOOK_MARKS = (GPUPOOL, GPU_COUNT, ISOLATION_KEY, INJECT_CONTAINER)

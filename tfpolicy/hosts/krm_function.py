@@ -15,8 +15,8 @@ from typing import Any
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted_findings
-from tfpolicy.hosts.krmconfig import configure, package_root
-from tfpolicy.policy.model import PolicyInvalid
+from tfpolicy.hosts.krmconfig import function_policies, package_root
+from tfpolicy.policy.model import PolicyInvalidError
 from tfpolicy.policy.schema import brief
 from tfpolicy.records import Record, replace
 from tfpolicy.render import as_result
@@ -50,8 +50,8 @@ def run(text: str, cwd: Path) -> Output:
         return failure(exc)
     try:
         package = package_root(given.data["items"], cwd)
-        policies, options = configure(given.data.get("functionConfig"), package)
-    except PolicyInvalid as exc:
+        policies, options = function_policies(given.data.get("functionConfig"), package)
+    except PolicyInvalidError as exc:
         return _finish(given, {}, exc.findings)
     except TfpolicyError as exc:
         return _finish(given, {}, [_error(exc)])

@@ -28,10 +28,10 @@ from tfpolicy.gpus.quantity import QuantityError, milli
 from tfpolicy.inventory.fields import tflops_of, vram_of
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Isolation, PodRequest
+from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of, namespace_of
 from tfpolicy.verify.partitions import Placed, ledger, shown
 from tfpolicy.verify.pods import PodState
-from tfpolicy.verify.records import GpuResult, Problem, Verdict
-from tfpolicy.verify.snapshot import Snapshot, meta, name_of, namespace_of
+from tfpolicy.verify.verdicts import GpuResult, Problem, Verdict
 
 TFLOPS_TOLERANCE = 1000  # milli-TFLOPS: one TFLOPS
 VRAM_TOLERANCE = 256  # MiB

@@ -25,7 +25,7 @@ from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
-from tfpolicy.policy.config import Configuration, Given, configure
+from tfpolicy.policy.project_config import Configuration, Given, resolve_config
 from tfpolicy.records import Record
 
 
@@ -69,7 +69,7 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
         confine_refs(refs, cwd, root, "the plugin parameter 'policies'")
     given = env.get("ARGOCD_APP_NAMESPACE")
     namespace = namespace_name(given, "ARGOCD_APP_NAMESPACE") if given else None
-    decided = configure(config, Given(refs, cwd, namespace))
+    decided = resolve_config(config, Given(refs, cwd, namespace))
     if not decided.policies:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
