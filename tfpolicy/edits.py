@@ -1,4 +1,5 @@
-"""Edits: the one description of a change (STYLE §2: transforms propose, one function applies).
+"""Edits: the one description of a change (docs/design.md, "How the code is
+shaped": transforms propose, one function applies).
 
 A stage computes a target; :func:`diff` turns the difference into set/remove
 edits at paths. The same edits are the change report, the dry run, and what

@@ -134,7 +134,7 @@ def broken_pipe() -> int:
 
     Quietly, and with stdout pointed at /dev/null so the interpreter's own
     flush at exit cannot raise again (a host like ArgoCD would otherwise take a
-    cut-off render for a whole one; reference/hosts.md §3.3).
+    cut-off render for a whole one; docs/exit-codes.md).
     """
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

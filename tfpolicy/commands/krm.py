@@ -1,7 +1,8 @@
 """``tfpolicy krm``: the KRM function (kpt ``fn eval/render --exec``, kustomize ``--enable-exec``).
 
 stdout carries the ResourceList only, written before the exit code says
-whether any result is an error (reference/hosts.md §1.2).
+whether any result is an error, as kustomize's own functions do
+(kubernetes-sigs/kustomize kyaml/fn/framework/result.go, ``ExitCode``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def krm() -> int:
     (docs/hosts.md)."""
     try:
         output = function.run(yamlio.decode(sys.stdin.buffer.read(), "<stdin>"), Path.cwd())
-    except TfpolicyError as exc:  # still answer with a ResourceList (hosts.md §7.1)
+    except TfpolicyError as exc:  # still a ResourceList (docs/hosts.md)
         output = function.failure(exc)
     write_out(output.text)  # all of it, or exit 141: kpt must not take part of a list
     return ExitCode.FINDINGS if output.failed else ExitCode.OK

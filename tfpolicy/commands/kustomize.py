@@ -2,9 +2,10 @@
 
 kustomize calls the plugin with the transformer config (a MigrationPolicy,
 re-serialised by kustomize) as argv[1], all resources on stdin, and expects
-the whole transformed stream on stdout (reference/hosts.md §2). On any
-error the exit is non-zero: kustomize then fails the build with our stderr
-and discards stdout, so no resource is ever silently dropped (§7.1).
+the whole transformed stream on stdout (kubernetes-sigs/kustomize
+api/internal/plugins/execplugin/execplugin.go). On any error the exit is
+non-zero: kustomize then fails the build with our stderr and discards
+stdout, so no resource is ever silently dropped (docs/hosts.md).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def kustomize() -> None:
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 def transform_stream(config: str) -> int:
     """Transform the resource stream on stdin with the MigrationPolicy in CONFIG."""
-    decided = resolve_flags((config,), None)  # cwd is the kustomization root (hosts.md §2)
+    decided = resolve_flags((config,), None)  # cwd: the kustomization root (docs/hosts.md)
     policies = loaded_policies(decided)
     options = Options(decided.namespace)
     result = transform(read_text(STDIN), policies, "<kustomize>", options)

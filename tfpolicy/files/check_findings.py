@@ -52,7 +52,8 @@ _ENGINE_TWIN = {"webhook-enabled-replicas-not-enforced": "enabled-replicas-not-e
 
 
 def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> list[Finding]:
-    """Webhook traps (reference §9) in what ``fix`` would leave, located at each template.
+    """The webhook's traps (``tfpolicy.admission.traps``) in what ``fix`` would leave,
+    located at each template.
 
     Evaluated on the rewritten text, so a template tfpolicy rewrites is judged
     as tfpolicy writes it, and only hand-written traps remain.

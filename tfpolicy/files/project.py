@@ -1,4 +1,5 @@
-"""Finding and reading the project config ``.tfpolicy.yaml`` (DESIGN §2).
+"""Finding and reading the project config ``.tfpolicy.yaml`` (docs/design.md, "Policies
+and the project config").
 
 Looked up from the working directory upwards. The walk stops at a
 repository root (a folder with ``.git``), at a ceiling the host knows (the

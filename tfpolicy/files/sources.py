@@ -255,7 +255,8 @@ def confine_refs(refs: tuple[str, ...], base: Path, root: Path, origin: str) -> 
     """Refuse policy paths (from a config, env or functionConfig) that resolve outside ``root``.
 
     Symlinks are resolved first, so a link inside the repository cannot
-    point tfpolicy at a file outside it (DESIGN §2, project config). Only an
+    point tfpolicy at a file outside it (docs/design.md, "Rules across every
+command and host"). Only an
     explicit ``-p`` on the command line may name any file.
     """
     top = root.resolve()

@@ -64,7 +64,7 @@ def check_links(folder: Path, root: Path) -> None:
     """Refuse a symlink in the repository that resolves outside it, as ArgoCD does.
 
     The repo-server rejects such repositories (``CheckOutOfBoundsSymlinks``,
-    hosts.md §3.3); a render that followed one would publish a file of the
+    argoproj/argo-cd util/io/files/tar.go); a render that followed one would publish a file of the
     sidecar (a token, a Secret) as a manifest.
     """
     top = root.resolve()

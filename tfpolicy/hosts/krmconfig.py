@@ -1,9 +1,11 @@
 """The KRM functionConfig: a MigrationPolicy, a ConfigMap naming or holding policies, or none.
 
-kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
-(reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
-as written, here our ``MigrationPolicy``. With no functionConfig the
-project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
+kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input (the
+functions specification, kubernetes-sigs/kustomize
+cmd/config/docs/api-conventions/functions-spec.md); kustomize and kpt
+pipelines send the config file as written, here our ``MigrationPolicy``.
+With no functionConfig the project's ``.tfpolicy.yaml`` applies, as on every
+other host (docs/design.md, "Policies and the project config").
 Policy paths resolve against the package (the folder kpt names in the root
 Kptfile's ``internal.config.kubernetes.io/package-path``, when a Kptfile of
 that name is there, else the working directory), so a render is the same

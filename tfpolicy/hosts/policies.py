@@ -1,7 +1,7 @@
 """Policies the hosts get inline rather than as files, and the ArgoCD ``stage`` switch.
 
 A KRM functionConfig can be a ``MigrationPolicy`` itself, or a ConfigMap
-holding policy YAML (reference/hosts.md §6); both go through the same
+holding policy YAML (docs/hosts.md, "KRM function"); both go through the same
 schema check as policy files, so a bad one is reported at its line.
 """
 

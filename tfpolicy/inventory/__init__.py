@@ -16,7 +16,8 @@ Two forms are read:
   `GPU.status.gpuModel` holds and `tensor-fusion.ai/gpu-model` must equal;
 * what ``kubectl get gpupool,gpunode,gpu -o yaml`` prints (a ``v1 List``, or the
   objects as separate documents), optionally with SchedulingConfigTemplates
-  for the pools' placement mode (reference/tensor-fusion.md §4).
+  for the pools' placement mode (NexusGPU/tensor-fusion
+  api/v1/schedulingconfigtemplate_types.go:55).
 
 Costs are per GPU: the table's, the group's ``costPerHour``, or a GPUNode's
 ``spec.costPerHour`` split evenly over its GPUs.

@@ -1,4 +1,5 @@
-"""``tfpolicy plan``'s core: manifests → per-step pods via admission → scheduler proof (DESIGN §4).
+"""``tfpolicy plan``'s core: manifests → per-step pods via admission → scheduler proof
+(docs/plan.md).
 
 Pure: documents, policy documents, an inventory and the webhook configuration
 in; a :class:`Plan` of step reports out. Entry points: :func:`run_plan`,

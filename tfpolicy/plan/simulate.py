@@ -1,4 +1,4 @@
-"""The plan's loop: place today's pods, then roll each step on the same ledger (DESIGN §4).
+"""The plan's loop: place today's pods, then roll each step on the same ledger (docs/plan.md).
 
 One ledger is carried from the start through every step, so a step starts
 from exactly what the previous one left. A workload rolls in a step only

@@ -1,4 +1,4 @@
-"""Migration policies as frozen records, built from schema-valid data (DESIGN §2)."""
+"""Migration policies as frozen records, built from schema-valid data (docs/policy.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Project config ``.tfpolicy.yaml``: policies and defaults shared by every host (DESIGN §2).
+"""Project config ``.tfpolicy.yaml``: policies and defaults shared by every host (docs/design.md,
+"Policies and the project config").
 
 This is what a config's text says (``parse_config``) and what a run decides
 from it; finding the file and reading it, inside its repository, is the

@@ -1,4 +1,5 @@
-"""``tfpolicy verify``'s core: the live cluster against one step of the plan (issue 15).
+"""``tfpolicy verify``'s core: the live cluster against one step of the plan
+(docs/verify.md).
 
 Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 :class:`Report` out, with a verdict per workload, per GPU and for the step

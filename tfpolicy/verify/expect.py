@@ -1,4 +1,4 @@
-"""What one plan step should leave in the cluster, per workload (DESIGN §4 "Plan").
+"""What one plan step should leave in the cluster, per workload (docs/verify.md).
 
 The step's templates come from the plan's own pieces (the step's policy
 documents through the engine, then the webhook simulation), so ``verify``
