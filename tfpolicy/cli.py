@@ -130,10 +130,11 @@ def _return_start_up_copies() -> None:
 
     Start-up decodes the command line into several copies and frees some of
     them, beneath memory still in use; glibc returns freed heap memory to the
-    system only from the top of the heap. With a full command line (34,700
-    file names, as ``xargs -s`` or a wildcard hands ``fix``) some 17 MB stayed
-    resident for the whole run, and in every worker forked from this process.
-    ``malloc_trim`` releases it; outside glibc there is none.
+    system only from the top of the heap. With a full command line (the file
+    names ``xargs -s`` or a wildcard hands ``fix``) megabytes stayed resident
+    for the whole run, and in every worker forked from this process
+    (docs/speed.md, "Figures behind the code"). ``malloc_trim`` releases them;
+    outside glibc there is none.
     """
     if sys.platform != "linux":
         return

@@ -103,7 +103,7 @@ def get_path(data: Any, path: Path) -> Any:
 def clone(value: Any) -> Any:
     """A copy of manifest data (mappings, lists, scalars) sharing nothing that can change.
 
-    Several times faster than ``copy.deepcopy``, which keeps a memo for
+    Cheaper than ``copy.deepcopy`` (docs/speed.md), which keeps a memo for
     shared and cyclic objects that parsed manifests never hold (aliases are
     expanded as copies when read).
     """

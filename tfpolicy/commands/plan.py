@@ -85,8 +85,8 @@ def _warns(result: Plan) -> bool:
 def _few_collections() -> Iterator[None]:
     """Run the cyclic garbage collector rarely: a fleet's plan makes millions of small,
     short-lived objects (copies of templates, pod records) that hold no cycles, and each
-    collection walks every parsed manifest again; on the bench fleet that was a tenth of
-    the run."""
+    collection walks every parsed manifest again (docs/speed.md, "Figures behind the
+    code")."""
     before = gc.get_threshold()
     gc.set_threshold(50_000, *before[1:])
     try:

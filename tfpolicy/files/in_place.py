@@ -60,8 +60,8 @@ def fix_files(run: Run, paths: tuple[str, ...],
 class Taken:
     """Of the files the engine took, what fix needs once all are through: the folders
     they are in (to clean stale temp files from) and whether any was rewritten. Their
-    names only for a JUnit report, which lists every file: otherwise a hook's or a
-    wildcard's 50,000 names would be held a second time."""
+    names only for a JUnit report, which lists every file: otherwise the tens of
+    thousands of names a hook or a wildcard gives would be held a second time."""
 
     def __init__(self, *, names: bool = False) -> None:
         self.changed = False
@@ -83,8 +83,8 @@ class Taken:
 
     def real_folders(self) -> set[Path]:
         """The folder each file really is in (a symlink's: its target's), each folder
-        resolved once: resolving 20,000 files of one folder one by one cost more than
-        the rest of the cleanup."""
+        resolved once, not each of its files (docs/speed.md, "Figures behind the
+        code")."""
         return self._linked | {Path(folder).resolve() for folder in self._folders}
 
 

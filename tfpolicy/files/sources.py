@@ -48,9 +48,9 @@ def read_text(path: str) -> str:
 class Seen(Record):
     """A file as it was read: ``fix`` replaces it only while it is still exactly this.
 
-    Its size and mtime, then the SHA-256 of its bytes, packed in 48 bytes: ``fix``
-    holds one for each file it rewrites until the commit, tens of thousands in a
-    big repository, where two numbers and a hex string took 240 bytes.
+    Its size and mtime, then the SHA-256 of its bytes, packed in one byte string:
+    ``fix`` holds one for each file it rewrites until the commit, tens of thousands
+    in a big repository (docs/speed.md, "Figures behind the code").
     """
 
     key: bytes
@@ -75,8 +75,8 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
     """A file's bytes (within the size limit) and what it was when they were read.
 
     Plain descriptors, read to the size ``fstat`` gives: ``open()``'s buffered
-    reader adds three system calls per file and maps a buffer of the whole limit
-    (1 GiB) for each read, and fix reads every file it is given.
+    reader adds system calls per file and maps a buffer of the whole size limit for
+    each read, and fix reads every file it is given.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -157,8 +157,8 @@ def _walk(folder: str, shown: str) -> Iterator[str]:
     filtered, but for hidden folders, which are not entered at all. A linked folder is
     not entered (rglob's rule), an unreadable one is passed over.
 
-    No Path per entry: a folder of 100,000 manifests took 50 MB of them, and rglob
-    holds a directory entry for each besides. Of a folder, only the name and kind of
+    No Path per entry, nor rglob's directory entry for each (docs/speed.md,
+    "Figures behind the code"). Of a folder, only the name and kind of
     its manifests and subfolders are held while it is sorted.
     """
     try:
