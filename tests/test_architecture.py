@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tfpolicy.command_table import COMMANDS
 
 PACKAGE = ROOT / "tfpolicy"
 # Adapters read files, stdin or the environment, print, or exit; everything else is core.
@@ -160,6 +161,12 @@ def imports_between(graph: Graph, package: str, forbidden: str) -> set[tuple[str
             for t in to if room(t) == forbidden}
 
 
+def verbs_imported(graph: Graph, package: str, verbs: set[str]) -> set[tuple[str, str]]:
+    """Each import a module of ``package`` makes of a verb's module other than its own."""
+    return {(m, t) for m, to in graph.items() if room(m) == package
+            for t in to if t in verbs and t != m}
+
+
 GRAPH = module_graph(PACKAGE)
 
 
@@ -179,6 +186,16 @@ def test_the_ground_floor_imports_nothing_above_it() -> None:
 
 def test_the_policy_core_imports_nothing_that_reads_files() -> None:
     assert imports_between(GRAPH, "tfpolicy.policy", "tfpolicy.files") == set()
+
+
+VERBS = {f"tfpolicy.commands.{module}" for module, _ in COMMANDS.values()}
+
+
+def test_no_module_of_commands_imports_another_verbs_module() -> None:
+    """A verb stands on the floor below: when two verbs need one thing, both call the
+    function below them; the shared option helpers are no verb."""
+    assert GRAPH.keys() >= VERBS
+    assert verbs_imported(GRAPH, "tfpolicy.commands", VERBS) == set()
 
 
 FAKE = {  # a package breaking each rule once, and importing in every way the graph counts
@@ -208,19 +225,12 @@ def test_the_rules_find_what_they_forbid(tmp_path: Path) -> None:
         == cycles(package_graph(graph)) | {("fake.a", "fake.a.two")}
     assert above_ground(graph, ("fake.errors",)) == {("fake.errors", "fake.a.one")}
     assert imports_between(graph, "fake.a", "fake.b") == {("fake.a.one", "fake.b.m")}
+    assert verbs_imported(graph, "fake.a", {"fake.a.one", "fake.a.two"}) == {
+        ("fake.a.one", "fake.a.two"), ("fake.a.two", "fake.a.one")}
+    assert verbs_imported(graph, "fake.a", {"fake.a.one"}) == {("fake.a.two", "fake.a.one")}
 
 
 def test_cycles_are_every_simple_cycle_once() -> None:
     graph = {"a": frozenset("b"), "b": frozenset("ac"), "c": frozenset("ab"), "d": frozenset("a")}
     assert cycles(graph) == {("a", "b"), ("a", "b", "c"), ("b", "c")}
     assert cycles({"a": frozenset("b"), "b": frozenset()}) == set()
-
-
-def test_the_edits_vocabulary_still_imports_from_where_it_was() -> None:
-    """Public imports stay: ``tfpolicy.rewrite.edits`` re-exports the ground floor's names,
-    and nothing inside the package imports it (that would bring the cycles back)."""
-    import tfpolicy.edits as ground
-    import tfpolicy.rewrite.edits as kept
-
-    assert all(getattr(kept, name) is getattr(ground, name) for name in kept.__all__)
-    assert not [m for m, to in GRAPH.items() if "tfpolicy.rewrite.edits" in to]

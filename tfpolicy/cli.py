@@ -14,34 +14,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-# ``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more, or no
-# terminal): tests/commands/test_startup.py holds the two the same.
-HELP = (
-    "Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n"
-    "\n"
-    "  Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way.\n"
-    "\n"
-    "Options:\n"
-    "  --version    Show the version and the commit it was built from, and exit.\n"
-    "  --traceback  Show the traceback of an internal error.\n"
-    "  -h, --help   Show this message and exit.\n"
-    "\n"
-    "Commands:\n"
-    "  admission  Simulate the TensorFusion webhook on every pod template;...\n"
-    "  apply      Rewrite manifests from files, folders or stdin (-) to stdout.\n"
-    "  argocd     Run as an ArgoCD config-management plugin...\n"
-    "  check      Exit 1 when any file would change or any error is found...\n"
-    "  fix        Rewrite manifest files in place; exit 1 when any file changed.\n"
-    "  gpus       List the GPU models an inventory may name (those whose names...\n"
-    "  init       Write a starter .tfpolicy.yaml and .pre-commit-config.yaml...\n"
-    "  krm        KRM function: ResourceList on stdin, ResourceList with...\n"
-    "  kustomize  Run as a kustomize legacy exec plugin (kubectl kustomize...\n"
-    "  plan       Plan the migration step by step and prove each step fits the...\n"
-    "  promote    Verify the rung .tfpolicy.yaml names and, when ready, write...\n"
-    "  recommend  Right-size GPU workloads from their measured usage...\n"
-    "  validate   Validate policy files (default: the policies of...\n"
-    "  verify     Check that the last plan step took effect in the cluster:...\n"
-)
 _HELP_COLUMNS = 80
 
 
@@ -52,10 +24,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args == ["--version"]:
         return _write(_version_line())
     if args in (["--help"], ["-h"]) and _columns() >= _HELP_COLUMNS:
-        return _write(HELP)
+        return _write(help_text())
     from tfpolicy.commands.group import run  # here: click and the group, for any command
 
     return run(args)
+
+
+def help_text() -> str:
+    """``tfpolicy --help`` as click writes it 78 columns wide (a terminal of 80 or more,
+    or no terminal), from the one listing of the commands (tests/commands/test_startup.py
+    holds the two the same)."""
+    from tfpolicy import command_table as table  # plain strings: no click, no command
+
+    options = [("--version", table.VERSION_HELP), ("--traceback", table.TRACEBACK_HELP),
+               ("-h, --help", table.HELP_HELP)]
+    widest = max(len(name) for name in table.COMMANDS)
+    commands = [(name, _short(table.SUMMARIES[name], _HELP_WIDTH - 6 - widest))
+                for name in sorted(table.COMMANDS)]
+    return (f"Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n\n  {table.GROUP_HELP}\n\n"
+            f"Options:\n{_rows(options)}\nCommands:\n{_rows(commands)}")
+
+
+_HELP_WIDTH = 78  # click's: the terminal's width less 2, at most 78
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    """click's definition list, each text short enough for one line."""
+    first = max(len(term) for term, _ in rows) + 2
+    return "".join(f"  {term.ljust(first)}{text}\n" for term, text in rows)
+
+
+def _short(summary: str, limit: int) -> str:
+    """The summary as click shortens a command's help for a listing: up to the first
+    sentence's end, then as many whole words as fit before ``...``."""
+    words = summary.split()
+    for index, word in enumerate(words):
+        if word.endswith(".") and (index == len(words) - 1 or not words[index + 1][0].islower()):
+            words = words[:index + 1]
+            break
+    if len(" ".join(words)) <= limit:
+        return " ".join(words)
+    kept = ""
+    for word in words:
+        if len(f"{kept} {word}".lstrip()) + len("...") > limit:
+            break
+        kept = f"{kept} {word}".lstrip()
+    return kept + "..."
 
 
 def _version_line() -> str:
@@ -93,11 +107,18 @@ def _write(text: str) -> int:
 
 
 def __getattr__(name: str) -> object:
-    """The click group (``cli``) and its tables of commands, loaded when first asked for."""
-    if name in ("cli", "COMMANDS", "SUMMARIES"):
-        from tfpolicy.commands import group
+    """The click group (``cli``), the listing of the commands and ``HELP``, the text of
+    ``tfpolicy --help``: each loaded when first asked for."""
+    if name == "cli":
+        from tfpolicy.commands.group import cli
 
-        return getattr(group, name)
+        return cli
+    if name in ("COMMANDS", "SUMMARIES"):
+        from tfpolicy import command_table
+
+        return getattr(command_table, name)
+    if name == "HELP":
+        return help_text()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -109,10 +130,11 @@ def _return_start_up_copies() -> None:
 
     Start-up decodes the command line into several copies and frees some of
     them, beneath memory still in use; glibc returns freed heap memory to the
-    system only from the top of the heap. With a full command line (34,700
-    file names, as ``xargs -s`` or a wildcard hands ``fix``) some 17 MB stayed
-    resident for the whole run, and in every worker forked from this process.
-    ``malloc_trim`` releases it; outside glibc there is none.
+    system only from the top of the heap. With a full command line (the file
+    names ``xargs -s`` or a wildcard hands ``fix``) megabytes stayed resident
+    for the whole run, and in every worker forked from this process
+    (docs/speed.md, "Figures behind the code"). ``malloc_trim`` releases them;
+    outside glibc there is none.
     """
     if sys.platform != "linux":
         return

@@ -1,7 +1,7 @@
 """SHA-256 of bytes, without paying for OpenSSL on a small run.
 
-``hashlib`` loads ``_hashlib`` (OpenSSL) when it is imported, about 5 ms of a start
-that hashes a policy and one manifest. CPython's own SHA-256 gives the same digest;
+``hashlib`` loads ``_hashlib`` (OpenSSL) when it is imported, a cost a start that
+hashes a policy and one manifest feels (docs/speed.md). CPython's own SHA-256 gives the same digest;
 it is slower per byte, so it takes only small inputs, and only while nothing has
 imported ``hashlib`` yet: a bulk ``fix`` that hashes thousands of files switches to
 OpenSSL at its first large file.

@@ -1,4 +1,5 @@
-"""Edits: the one description of a change (STYLE §2: transforms propose, one function applies).
+"""Edits: the one description of a change (docs/design.md, "How the code is
+shaped": transforms propose, one function applies).
 
 A stage computes a target; :func:`diff` turns the difference into set/remove
 edits at paths. The same edits are the change report, the dry run, and what
@@ -102,7 +103,7 @@ def get_path(data: Any, path: Path) -> Any:
 def clone(value: Any) -> Any:
     """A copy of manifest data (mappings, lists, scalars) sharing nothing that can change.
 
-    Several times faster than ``copy.deepcopy``, which keeps a memo for
+    Cheaper than ``copy.deepcopy`` (docs/speed.md), which keeps a memo for
     shared and cyclic objects that parsed manifests never hold (aliases are
     expanded as copies when read).
     """

@@ -1,6 +1,8 @@
-"""The one error class and the exit codes, decided in one place (DESIGN §3).
+"""The one error class and every exit code, decided in one place (docs/exit-codes.md).
 
-Violations are data (findings); an exception means "could not evaluate".
+Violations are data (findings); an exception means "could not evaluate". The click
+group (``tfpolicy.commands.group``) is the one handler that turns an exception into
+its line on stderr and its exit code.
 """
 
 from __future__ import annotations
@@ -9,11 +11,16 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    OK = 0
-    FINDINGS = 1
-    INVALID = 2
-    INTERNAL = 3
+    """Every code a command exits with; docs/exit-codes.md tells each one's meaning."""
+
+    OK = 0  # clean; verify: ready; promote: advanced
+    FINDINGS = 1  # findings or changes; verify and promote: stop
+    INVALID = 2  # usage or input: nothing written
+    INTERNAL = 3  # a bug
+    REFUSED = 4  # promote: the repository is not in a state to promote from; nothing changed
+    DONE = 5  # promote: the last rung is ready; nothing changed
     IO_ERROR = 74  # sysexits' EX_IOERR: a write failed (disk full, I/O error); nothing is whole
+    WAIT = 75  # sysexits' EX_TEMPFAIL, "try again later": a rollout in progress, not a stop
     INTERRUPTED = 130
     BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a reader that went away
 
@@ -22,6 +29,8 @@ class TfpolicyError(Exception):
     """Bad input or usage: one line with its location, and exit code 2."""
 
     exit_code: ExitCode = ExitCode.INVALID
+    speaker = "tfpolicy"  # who says it, on a line with no file: ``tfpolicy: error: …``
+    verdict = "error"  # what the line calls it: ``file:line:col: error: …``
 
     def __init__(
         self, message: str, *, file: str | None = None, line: int | None = None,

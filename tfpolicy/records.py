@@ -13,11 +13,17 @@ no assignment after construction, and pickling (the process pool sends records b
 workers). ``replace``, ``fields`` and ``asdict`` work as their ``dataclasses`` namesakes.
 
 Why not ``dataclasses`` itself: a dataclass compiles six methods and, with slots, builds
-its class twice when the module is imported, about a millisecond per class, and the
-start of a small ``check`` defines dozens of them. A record builds nothing when it is
-defined. Its first calls are answered by generic methods that read the fields at each
-call; after ``COMPILE_AFTER`` calls its own methods are compiled, together, and take
-their place. A small run compiles nothing, a bulk run compiles each busy class once.
+its class twice when its module is imported, and the start of a small ``check`` defines
+dozens of them (a whole ``check`` of one file costs more CPU with dataclasses: the
+figures are in docs/speed.md, "Records against the standard library"). Nor
+``typing.NamedTuple``: a record would be a tuple (equal to a plain tuple, iterable,
+indexable), and could have no field set after ``__init__`` nor a default factory.
+
+A record builds nothing when it is defined. Its first calls are answered by generic
+methods that read the fields at each call; after ``COMPILE_AFTER`` calls its own methods
+are compiled, together, and take their place. A small run compiles nothing, a bulk run
+compiles each busy class once. ``dataclasses.replace`` does not take a record (it is no
+dataclass): ``replace`` below is its twin.
 """
 
 from __future__ import annotations

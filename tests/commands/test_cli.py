@@ -193,7 +193,7 @@ def test_internal_error_is_exit_3_in_one_line(monkeypatch, capsys) -> None:
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("tfpolicy.commands.apply.transform_stream", boom)
+    monkeypatch.setattr("tfpolicy.files.streamed.transform_stream", boom)
     code, out, err = main(capsys, "apply", "-p", "takeover", str(LLM))
     assert (code, out) == (3, "")
     assert err == "tfpolicy: internal error: RuntimeError: boom\n"

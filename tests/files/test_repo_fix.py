@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tfpolicy import cli
-from tfpolicy.commands import fix as fix_command
+from tfpolicy.files import in_place as fix_command
 from tfpolicy.files.output import SUFFIX
 
 TFPOLICY = str(Path(sys.executable).with_name("tfpolicy"))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tfpolicy.commands.fix import Taken
 from tfpolicy.files import output
+from tfpolicy.files.in_place import Taken
 
 
 def test_real_folders_are_the_resolved_parents(tmp_path: Path,
@@ -55,8 +55,8 @@ def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,
 def test_the_templates_prefilter_lets_every_chart_template_through(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tfpolicy.cli import main
-    from tfpolicy.commands.rewrite import _may_be_in_templates
-    from tfpolicy.commands.scope import chart_template
+    from tfpolicy.files.runner import _may_be_in_templates
+    from tfpolicy.files.scopes import chart_template
 
     chart = tmp_path / "app" / "chart"
     (chart / "templates" / "sub").mkdir(parents=True)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from hostlib import EXAMPLES, ROOT, host_env, run
 
-from tfpolicy.hosts.argocd import ENV, PARAMETERS
+from tfpolicy.hosts.argocd_settings import ENV, PARAMETERS
 
 PLUGIN = yaml.safe_load((ROOT / "plugins" / "argocd" / "plugin.yaml").read_text())
 COMPOSE = ("services:\n  web:\n    image: vllm/vllm-openai\n    deploy: {resources: "

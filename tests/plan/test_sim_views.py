@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tfpolicy.cli import main
-from tfpolicy.commands.admission import read_documents
+from tfpolicy.files.documents import read_documents
 from tfpolicy.plan.units import units_of
 from tfpolicy.scheduler import Strategy, StrategyType
 from tfpolicy.workloads import Registry

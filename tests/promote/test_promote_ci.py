@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.promote.ci_harness import ROOT, Scratch, snapshot
-from tfpolicy.commands.verify import OPERATOR_KINDS, WORKLOAD_KINDS
+from tfpolicy.files.cluster import OPERATOR_KINDS, WORKLOAD_KINDS
 
 GITHUB = ROOT / "docs" / "ci" / "github-promote.yml"
 GITLAB = ROOT / "ci" / "gitlab" / "tfpolicy-promote.gitlab-ci.yml"

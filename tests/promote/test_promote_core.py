@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.promote import LADDER, Refused, parse_duration, position
+from tfpolicy.promote import LADDER, RefusedError, parse_duration, position
 from tfpolicy.promote.config_edit import set_policy
 from tfpolicy.promote.soak import shown
 
@@ -40,7 +40,7 @@ def test_the_position_is_the_one_rung_named() -> None:
     assert position(["takeover"]).last and position(["takeover-1"]).rollback_name == "rollback"
     assert LADDER == ("takeover-1", "takeover-25", "takeover-50", "takeover")
     for refs in ([], ["rollback"], ["takeover-1", "takeover"]):
-        with pytest.raises(Refused):
+        with pytest.raises(RefusedError):
             position(refs)
 
 

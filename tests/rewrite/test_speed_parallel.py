@@ -307,11 +307,11 @@ def test_every_error_class_crosses_a_pipe_whole() -> None:
 
     from tfpolicy.admission.placeholders import PlaceholderError
     from tfpolicy.errors import TfpolicyError
-    from tfpolicy.plan.simulate import TooManyPods
-    from tfpolicy.policy.model import PolicyInvalid
+    from tfpolicy.plan.simulate import TooManyPodsError
+    from tfpolicy.policy.model import PolicyInvalidError
     from tfpolicy.workloads.registry import NotCounted, ReplicasError
 
-    for cls in (TfpolicyError, PolicyInvalid, TooManyPods, NotCounted, ReplicasError,
+    for cls in (TfpolicyError, PolicyInvalidError, TooManyPodsError, NotCounted, ReplicasError,
                 PlaceholderError):
         error = cls.__new__(cls)
         TfpolicyError.__init__(error, f"{cls.__name__} said so", file="f.yaml", line=3)

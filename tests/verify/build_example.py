@@ -25,9 +25,9 @@ from typing import Any
 
 from tfpolicy.admission import Admission, admit
 from tfpolicy.admission.config import AdmissionContext
-from tfpolicy.commands.admission import cluster_webhook, read_documents
-from tfpolicy.commands.plan import policy_documents, read_inventory
-from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities
+from tfpolicy.files.documents import read_documents
+from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
+from tfpolicy.plan import DEFAULT_LADDER
 from tfpolicy.plan.ladder import policy_set, step_documents
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import step_templates
@@ -86,11 +86,9 @@ def main(target: Path = ROOT / "examples" / "cluster" / "after-takeover.yaml",
     refs = chosen.refs
     docs = read_documents((str(ROOT / "examples" / "manifests"),))
     fleet = read_inventory(str(ROOT / "examples" / "inventory.yaml"))
-    policy_docs, shown = policy_documents(refs)
-    webhook = cluster_webhook(None, None, docs, (), "default", admission_pools(fleet),
-                              model_capacities(fleet))
-    given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
-                      "default", shown)
+    read = policy_documents(refs)
+    given = plan_input(docs, read, fleet, Cluster(None, None, (), "default"), DEFAULT_LADDER)
+    policy_docs, shown, webhook = list(read.documents), read.shown, given.webhook
     planned = expect(given, chosen.step)
     units = gpu_units(docs, policy_set(list(policy_docs), shown, webhook.resources), given)
     found = policy_set(step_documents(list(policy_docs), planned.step), shown, webhook.resources)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.plan.test_hami_plan_renamed import FLEET, INVENTORY, POLICY, RENAMED
-from tfpolicy.commands.admission import cluster_webhook, read_documents
-from tfpolicy.commands.plan import policy_documents, read_inventory
-from tfpolicy.plan import DEFAULT_LADDER, PlanInput, admission_pools, model_capacities
+from tfpolicy.files.documents import read_documents
+from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
+from tfpolicy.plan import DEFAULT_LADDER
 from tfpolicy.verify.expect import expect
 
 
@@ -21,11 +21,8 @@ def _native(tmp_path: Path, hami: str) -> dict[str, int]:
     (tmp_path / "policy.yaml").write_text(POLICY.format(hami=hami))
     docs = read_documents((str(tmp_path / "fleet.yaml"),))
     fleet = read_inventory(str(INVENTORY))
-    policies, shown = policy_documents((str(tmp_path / "policy.yaml"),))
-    webhook = cluster_webhook(None, None, docs, (), "default", admission_pools(fleet),
-                              model_capacities(fleet))
-    given = PlanInput(tuple(docs), tuple(policies), fleet, webhook, DEFAULT_LADDER, "default",
-                      shown)
+    chosen = policy_documents((str(tmp_path / "policy.yaml"),))
+    given = plan_input(docs, chosen, fleet, Cluster(None, None, (), "default"), DEFAULT_LADDER)
     return {w.name: w.native for w in expect(given, 1).workloads}
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from tfpolicy.scheduler import Isolation, PodRequest
 from tfpolicy.verify import Verdict, snapshot_of
-from tfpolicy.verify.gpus import check_gpus
+from tfpolicy.verify.gpu_verdicts import check_gpus
 from tfpolicy.verify.pods import PodState
 
 

@@ -2,39 +2,36 @@
 
 stdout carries the manifest stream only, written once everything passed;
 findings go to stderr; any failure exits non-zero with a one-line reason,
-so ArgoCD never receives an empty render with exit 0 (reference/hosts.md
-§3.3, §7.1), nor a cut-off one: a reader gone part-way is exit 141.
+so ArgoCD never receives an empty render with exit 0 (docs/hosts.md, "Argo
+CD"), nor a cut-off one: a reader gone part-way is exit 141.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
-from tfpolicy import yamlio
-from tfpolicy.commands.common import emit_findings
-from tfpolicy.commands.manifest import not_kubernetes
+from tfpolicy.command_table import HELP
+from tfpolicy.commands.options import explain_option
+from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.operator import loaded_policies
-from tfpolicy.files.stream import write_out
-from tfpolicy.findings import Finding, has_errors
-from tfpolicy.hosts.appsource import Source, check_links, dependencies, render
-from tfpolicy.hosts.argocd import settings
+from tfpolicy.files.stdout import write_out
+from tfpolicy.findings import has_errors
+from tfpolicy.hosts.appsource import check_links, dependencies, migrate, render
+from tfpolicy.hosts.argocd_settings import settings
 from tfpolicy.hosts.policies import with_stage
-from tfpolicy.rewrite.engine import PolicySet
-from tfpolicy.rewrite.pipeline import DocOutcome, Options, transform_documents
+from tfpolicy.rewrite.pipeline import Options
 
 _CONTENT = re.compile(r"^(?!#|---|\.\.\.)\S", re.MULTILINE)
-_OWN_GROUP = "tfpolicy.dev/"
 
 
-@click.group()
+@click.group(help=HELP["argocd"])
 def argocd() -> None:
-    """Run as an ArgoCD config-management plugin (plugins/argocd/plugin.yaml)."""
+    """The host\'s subcommands, each one call of the host\'s protocol."""
 
 
 @argocd.command()
@@ -45,8 +42,7 @@ def init() -> int:
 
 
 @argocd.command()
-@click.option("--explain", is_flag=True,
-              help="Say which files of a plain-folder app were skipped, and why.")
+@explain_option("Say which files of a plain-folder app were skipped, and why.")
 def generate(explain: bool) -> int:
     """Render the app folder and apply its policies; print the manifests.
 
@@ -58,63 +54,14 @@ def generate(explain: bool) -> int:
     policies = loaded_policies(run.decided)
     if run.stage:
         policies = with_stage(policies, run.stage)
-    chunks, findings = _migrate(render(cwd, os.environ, run.render), policies,
-                                Options(run.namespace, explain))
-    emit_findings(findings, "text", err=True)
-    if has_errors(findings):
+    done = migrate(render(cwd, os.environ, run.render), policies, Options(run.namespace, explain))
+    if explain:
+        for name, reason in done.skipped:
+            click.echo(f"tfpolicy: skipped {name}: {reason}", err=True)
+    emit_findings(done.findings, "text", err=True)
+    if has_errors(done.findings):
         return ExitCode.FINDINGS
-    if not any(_CONTENT.search(chunk) for chunk in chunks):
+    if not any(_CONTENT.search(chunk) for chunk in done.chunks):
         raise TfpolicyError("the app folder rendered no Kubernetes objects")
-    write_out("".join(chunks))  # all of it, or exit 141 (tfpolicy.files.stream)
+    write_out("".join(done.chunks))  # all of it, or exit 141 (tfpolicy.files.stdout)
     return ExitCode.OK
-
-
-def _migrate(sources: list[Source], policies: PolicySet,
-             options: Options) -> tuple[list[str], list[Finding]]:
-    chunks: list[str] = []
-    findings: list[Finding] = []
-    for number, source in enumerate(sources):
-        reason = _foreign(source)
-        if reason:
-            if options.explain:
-                click.echo(f"tfpolicy: skipped {source.name}: {reason}", err=True)
-            continue
-        docs = [d for d in yamlio.split_documents(source.text) if not _own(d, source.name)]
-        text = "".join(_texts(transform_documents(docs, policies, source.name, options),
-                              findings))
-        if text.strip():
-            chunks.append(_separated(text, number > 0 and bool(chunks)))
-    return chunks, findings
-
-
-# An object's two keys at the top of a document (or quoted, in JSON): a file naming both
-# is read as a manifest without a second parse; any other is asked whether it is one.
-_OBJECT_KEYS = (re.compile(r'^(?:apiVersion|"apiVersion")\s*:|"apiVersion"\s*:', re.MULTILINE),
-                re.compile(r'^(?:kind|"kind")\s*:|"kind"\s*:', re.MULTILINE))
-
-
-def _foreign(source: Source) -> str:
-    """Why a plain-folder file is not a manifest (empty: it is one, or it is broken)."""
-    if all(key.search(source.text) for key in _OBJECT_KEYS):
-        return ""
-    return not_kubernetes(source.text.encode("utf-8"), source.name)
-
-
-def _texts(outcomes: Iterator[DocOutcome], findings: list[Finding]) -> Iterator[str]:
-    for outcome in outcomes:
-        findings.extend(outcome.findings)
-        yield outcome.text
-
-
-def _own(doc: yamlio.RawDoc, file: str) -> bool:
-    """tfpolicy's own configuration (a MigrationPolicy) is never a manifest to deploy."""
-    if _OWN_GROUP not in doc.text:
-        return False
-    data = yamlio.parse_document(doc.text, file=file, line=doc.line).data
-    return isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(_OWN_GROUP)
-
-
-def _separated(text: str, later: bool) -> str:
-    """A file's documents, ending in a newline and, after the first file, after a ``---``."""
-    text = text if text.endswith("\n") else text + "\n"
-    return "---\n" + text if later else text

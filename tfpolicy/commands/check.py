@@ -4,54 +4,46 @@ from __future__ import annotations
 
 import click
 
-from tfpolicy.commands.common import (
+from tfpolicy.commands.options import (
     HookCommand,
-    emit_file_findings,
-    emit_not_migrated,
+    command,
     engine_options,
+    engine_run,
     fail_on_option,
     jobs_option,
-    resolve,
+    paths_argument,
 )
-from tfpolicy.commands.rewrite import Rewrite, change_findings, rewrite_files, trap_findings
+from tfpolicy.commands.printing import emit_file_findings, emit_not_migrated, tell_passed_over
 from tfpolicy.errors import ExitCode
+from tfpolicy.files.check_findings import change_findings, trap_findings
+from tfpolicy.files.runner import Rewrite, rewrite_files
 from tfpolicy.findings import Severity, fails
 from tfpolicy.render import MACHINE
 
 
-@click.command(cls=HookCommand, epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy check manifests/\n"
-    "  tfpolicy check --format sarif manifests/ > tfpolicy.sarif\n"
-))
+@command("check", HookCommand)
 @engine_options
 @jobs_option
 @fail_on_option
 @click.option("--diff", "show_diff", is_flag=True,
               help="Also print what fix would change, as a unified diff.")
-@click.argument("paths", nargs=-1, type=click.Path())
+@paths_argument()
 def check(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
           fail_on: Severity, show_diff: bool, paths: tuple[str, ...]) -> int:
-    """Exit 1 when any file would change or any error is found (with --fail-on warning,
-    any warning too: a GPU request not migrated among them).
-
-    With --diff and a --format a program reads (json, sarif, junit), the
-    findings alone are on stdout and the diff goes to stderr.
-
-    Also warns about TensorFusion webhook traps (each finding says which) left by ``fix``.
-    """
-    run = resolve(policies, namespace, fmt, explain)
-    rewrites, findings, changes = rewrite_files(run, paths, keep_original=show_diff)
-    findings += trap_findings(rewrites, run, findings)
-    reported = findings + change_findings(changes)
-    emit_file_findings(reported, run.fmt, [r.path for r in rewrites], err=False,
+    """What ``fix`` would change and every finding, written nowhere; a pre-commit hook
+    runs it on every commit, so it starts small (docs/speed.md)."""
+    run = engine_run(policies, namespace, fmt, explain)
+    ran = rewrite_files(run, paths, keep_original=show_diff)
+    tell_passed_over(ran, run, paths)
+    findings = ran.findings + trap_findings(ran.rewrites, run, ran.findings)
+    reported = findings + change_findings(ran.changes)
+    emit_file_findings(reported, run.fmt, [r.path for r in ran.rewrites], err=False,
                        fail_on=fail_on)
     emit_not_migrated(findings, run.fmt)
     if show_diff:  # never inside a report a program reads: then the diff goes to stderr
-        click.echo("".join(_diff(r) for r in rewrites if r.changed), nl=False,
+        click.echo("".join(_diff(r) for r in ran.rewrites if r.changed), nl=False,
                    err=run.fmt in MACHINE)
-    return ExitCode.FINDINGS if changes or fails(findings, fail_on) else ExitCode.OK
+    return ExitCode.FINDINGS if ran.changes or fails(findings, fail_on) else ExitCode.OK
 
 
 def _diff(rewrite: Rewrite) -> str:

@@ -13,21 +13,19 @@ import sys
 
 import click
 
+from tfpolicy.commands.options import (
+    command,
+    format_option,
+)
 from tfpolicy.errors import ExitCode
 from tfpolicy.gpus.table import GpuInfo, rows
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy gpus                # every model, with TFLOPS, VRAM and cost\n"
-    "  tfpolicy gpus H100 --format json\n"
-))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@command("gpus")
+@format_option(["text", "json"])
 @click.argument("contains", required=False, default="")
 def gpus(fmt: str, contains: str) -> int:
-    """List the GPU models an inventory may name (those whose names contain CONTAINS)."""
+    """The GPU table, filtered by name: what an inventory's ``model`` may say."""
     wanted = contains.lower()
     found = [r for r in rows() if wanted in r.model.lower() or wanted in r.full_name.lower()]
     sys.stdout.write(as_json(found) if fmt == "json" else as_text(found))

@@ -1,9 +1,8 @@
 """The click group: each command imported only when it runs, and the one place that turns
-exceptions into exit codes (DESIGN §3).
+exceptions into exit codes (docs/exit-codes.md).
 
-``tfpolicy --help`` lists every command with its summary from ``SUMMARIES``,
-so listing them imports none of them (tests/commands/test_startup.py holds the listing to the one
-the commands themselves give).
+``tfpolicy --help`` lists every command with its summary from the listing
+(``tfpolicy.command_table``), so listing them imports none of them.
 """
 
 from __future__ import annotations
@@ -17,44 +16,17 @@ import sys
 import click
 
 from tfpolicy import version_line
+from tfpolicy.command_table import (
+    COMMANDS,
+    GROUP_HELP,
+    SUMMARIES,
+    TRACEBACK_HELP,
+    VERSION_HELP,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
 
-# Each command by its module and name, imported only when it runs.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "apply": ("apply", "apply"), "check": ("check", "check"), "fix": ("fix", "fix"),
-    "validate": ("validate", "validate"), "krm": ("krm", "krm"),
-    "kustomize": ("kustomize", "kustomize"), "argocd": ("argocd", "argocd"),
-    "admission": ("admission", "admission"), "plan": ("plan", "plan"),
-    "recommend": ("recommend", "recommend_cmd"), "verify": ("verify", "verify_command"),
-    "gpus": ("gpus", "gpus"), "init": ("init", "init"),
-    "promote": ("promote", "promote"),
-}
 
-# The first paragraph of each command's help: ``tfpolicy --help`` lists the commands
-# without importing them (tests/commands/test_startup.py holds each to the command's own).
-SUMMARIES: dict[str, str] = {
-    "admission": "Simulate the TensorFusion webhook on every pod template; exit 1 if any pod "
-                 "is rejected.",
-    "apply": "Rewrite manifests from files, folders or stdin (-) to stdout.",
-    "argocd": "Run as an ArgoCD config-management plugin (plugins/argocd/plugin.yaml).",
-    "check": "Exit 1 when any file would change or any error is found (with --fail-on "
-             "warning, any warning too: a GPU request not migrated among them).",
-    "fix": "Rewrite manifest files in place; exit 1 when any file changed.",
-    "gpus": "List the GPU models an inventory may name (those whose names contain CONTAINS).",
-    "init": "Write a starter .tfpolicy.yaml and .pre-commit-config.yaml into PATH.",
-    "krm": "KRM function: ResourceList on stdin, ResourceList with results on stdout.",
-    "kustomize": "Run as a kustomize legacy exec plugin (kubectl kustomize "
-                 "--enable-alpha-plugins).",
-    "promote": "Verify the rung .tfpolicy.yaml names and, when ready, write the next one.",
-    "plan": "Plan the migration step by step and prove each step fits the inventory.",
-    "recommend": "Right-size GPU workloads from their measured usage (TensorFusion's "
-                 "recommender).",
-    "validate": "Validate policy files (default: the policies of .tfpolicy.yaml).",
-    "verify": "Check that the last plan step took effect in the cluster: ready, wait or stop.",
-}
-
-
-class _OutputClosed(Exception):
+class _OutputClosedError(Exception):
     """stdout's reader went away while a command wrote to it."""
 
 
@@ -86,20 +58,21 @@ class _Group(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> object:
-        # click would turn EPIPE into a plain exit 1, which reads as "findings" (DESIGN §3).
+        # click would turn EPIPE into a plain exit 1, which reads as "findings"
+        # (docs/exit-codes.md).
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
-            raise _OutputClosed from None
+            raise _OutputClosedError from None
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, help=GROUP_HELP,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True,
-              callback=lambda ctx, _param, value: _show_version(ctx, value),
-              help="Show the version and the commit it was built from, and exit.")
-@click.option("--traceback", is_flag=True, help="Show the traceback of an internal error.")
+              callback=lambda ctx, _param, value: _show_version(ctx, value), help=VERSION_HELP)
+@click.option("--traceback", is_flag=True, help=TRACEBACK_HELP)
 def cli(traceback: bool) -> None:
-    """Migrate GPU workloads to TensorFusion GPU pooling, the GitOps way."""
+    """The group every command belongs to; its options are read by ``run``."""
 
 
 def _show_version(ctx: click.Context, value: bool) -> None:
@@ -122,7 +95,7 @@ def run(args: list[str]) -> int:
         return ExitCode.INTERRUPTED
     except TfpolicyError as exc:
         return _fail(exc, _format(args))
-    except (BrokenPipeError, _OutputClosed):
+    except (BrokenPipeError, _OutputClosedError):
         return broken_pipe()
     except OSError as exc:
         return write_failed(exc) if exc.errno in _WRITE_FAILED else _internal(exc, args)
@@ -161,7 +134,7 @@ def broken_pipe() -> int:
 
     Quietly, and with stdout pointed at /dev/null so the interpreter's own
     flush at exit cannot raise again (a host like ArgoCD would otherwise take a
-    cut-off render for a whole one; reference/hosts.md §3.3).
+    cut-off render for a whole one; docs/exit-codes.md).
     """
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -182,10 +155,10 @@ def _format(args: list[str]) -> str:
 
 def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
     from tfpolicy.findings import error_finding  # here: only an error needs them
-    from tfpolicy.policy.model import PolicyInvalid
+    from tfpolicy.policy.model import PolicyInvalidError
     from tfpolicy.render import FORMATS
 
-    if isinstance(exc, PolicyInvalid):  # every violation, in the format asked for
+    if isinstance(exc, PolicyInvalidError):  # every violation, in the format asked for
         sys.stderr.write(FORMATS[fmt](exc.findings))
         return ExitCode.INVALID
     if fmt != "text":
@@ -196,7 +169,7 @@ def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
     located = exc.file is not None or exc.line is not None
     if located:
         where, _, message = text.partition(": ")
-        print(f"{where}: error: {message}", file=sys.stderr)
+        print(f"{where}: {exc.verdict}: {message}", file=sys.stderr)
     else:
-        print(f"tfpolicy: error: {text}", file=sys.stderr)
+        print(f"{exc.speaker}: {exc.verdict}: {text}", file=sys.stderr)
     return int(exc.exit_code)

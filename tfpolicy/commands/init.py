@@ -8,33 +8,31 @@ from pathlib import Path
 import click
 
 from tfpolicy import __version__
-from tfpolicy.commands.common import resolve
-from tfpolicy.commands.rewrite import rewrite_files
+from tfpolicy.commands.options import (
+    command,
+)
+from tfpolicy.commands.printing import tell_passed_over
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.install import install_file
+from tfpolicy.files.project import lookup
+from tfpolicy.files.runner import rewrite_files
+from tfpolicy.files.scopes import configured_run
 from tfpolicy.findings import ResourceRef
+from tfpolicy.policy.project_config import Given
 
 # The hooks of .pre-commit-hooks.yaml a starting repository wants: fix migrates, validate
 # keeps the policies sound (check is the read-only alternative to fix, named in a comment).
 HOOKS = ("tfpolicy-fix", "tfpolicy-validate")
 FIRST_RUNG = "takeover-1"
+FIRST_POLICY = "takeover"  # what finds the GPU workloads: the policy whose first step that is
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy init                # this folder\n"
-    "  tfpolicy init --force repo/  # start over\n"
-))
+@command("init")
 @click.option("--force", is_flag=True, help="Replace the files if they exist.")
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False))
 def init(force: bool, path: str) -> int:
-    """Write a starter .tfpolicy.yaml and .pre-commit-config.yaml into PATH.
-
-    Reads PATH's manifests the way check does (with the takeover policy) and
-    names the GPU workloads, namespaces and kinds it found in the config's
-    comments. Existing files are left alone unless --force.
-    """
+    """A repository's first rung: its GPU workloads found as ``check`` finds them, named in
+    the comments of the config written."""
     root = Path(path)
     targets = {root / ".tfpolicy.yaml": "", root / ".pre-commit-config.yaml": ""}
     if not force:
@@ -42,8 +40,10 @@ def init(force: bool, path: str) -> int:
             if target.exists() or target.is_symlink():
                 raise TfpolicyError("exists: not replaced (nothing was written; --force "
                                     "replaces it)", file=str(target))
-    found = sorted({c.resource for c in rewrite_files(resolve(("takeover",), None, None,
-                                                                False), (path,))[2]})
+    run = configured_run(lookup(Path.cwd()).config, Given((FIRST_POLICY,)), explain=False)
+    ran = rewrite_files(run, (path,))
+    tell_passed_over(ran, run, (path,))
+    found = sorted({c.resource for c in ran.changes})
     targets[root / ".tfpolicy.yaml"] = config_text(found)
     targets[root / ".pre-commit-config.yaml"] = pre_commit_text()
     for target, text in targets.items():

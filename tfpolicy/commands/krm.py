@@ -1,7 +1,8 @@
 """``tfpolicy krm``: the KRM function (kpt ``fn eval/render --exec``, kustomize ``--enable-exec``).
 
 stdout carries the ResourceList only, written before the exit code says
-whether any result is an error (reference/hosts.md §1.2).
+whether any result is an error, as kustomize's own functions do
+(kubernetes-sigs/kustomize kyaml/fn/framework/result.go, ``ExitCode``).
 """
 
 from __future__ import annotations
@@ -9,24 +10,22 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import click
-
 from tfpolicy import yamlio
+from tfpolicy.commands.options import (
+    command,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.stream import write_out
-from tfpolicy.hosts import krm as function
+from tfpolicy.files.stdout import write_out
+from tfpolicy.hosts import krm_function as function
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  kpt fn eval ./package --exec 'tfpolicy krm' -- policies=takeover-25\n"
-))
+@command("krm")
 def krm() -> int:
-    """KRM function: ResourceList on stdin, ResourceList with results on stdout."""
+    """The KRM function: a ResourceList in, a ResourceList out, even for bad input
+    (docs/hosts.md)."""
     try:
         output = function.run(yamlio.decode(sys.stdin.buffer.read(), "<stdin>"), Path.cwd())
-    except TfpolicyError as exc:  # still answer with a ResourceList (hosts.md §7.1)
+    except TfpolicyError as exc:  # still a ResourceList (docs/hosts.md)
         output = function.failure(exc)
     write_out(output.text)  # all of it, or exit 141: kpt must not take part of a list
     return ExitCode.FINDINGS if output.failed else ExitCode.OK

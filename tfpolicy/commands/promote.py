@@ -9,92 +9,41 @@ working tree or manifests ``check`` would change are refused.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
-from tfpolicy import yamlio
-from tfpolicy.commands import verify as verify_command
-from tfpolicy.commands.admission import cluster_webhook, operator_options, read_documents
-from tfpolicy.commands.common import resolve
-from tfpolicy.commands.fix import fix
-from tfpolicy.commands.plan import (
-    defined_twice,
-    policy_documents,
-    read_inventory,
-    scheduler_settings,
+from tfpolicy.commands.options import (
+    cluster_options,
+    command,
+    inventory_option,
+    operator_options,
 )
-from tfpolicy.commands.rewrite import BOM, rewrite_files
-from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.install import install_file
+from tfpolicy.commands.printing import emit_findings, none_found, tell_fixed
+from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.documents import locating
+from tfpolicy.files.inputs import Cluster
 from tfpolicy.files.project import find_config
-from tfpolicy.files.sources import builtin_policies
-from tfpolicy.plan import (
-    DEFAULT_LADDER,
-    PlanInput,
-    StepReport,
-    admission_pools,
-    model_capacities,
-    run_plan,
-)
-from tfpolicy.plan.twice import DefinedTwice
-from tfpolicy.policy.config import Given, ProjectConfig, configure
-from tfpolicy.promote import git
-from tfpolicy.promote.config_edit import set_policy
-from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
-from tfpolicy.promote.rungs import ROLLBACK, Position, Refused, climbing, position, target_refs
-from tfpolicy.promote.soak import parse_duration, parse_time, ready_ages, unsoaked
-from tfpolicy.promote.text import Change, commit_message, summary
-from tfpolicy.records import Record, replace
-from tfpolicy.verify import Report, Snapshot, Verdict, verify
-from tfpolicy.verify.render import as_text
+from tfpolicy.policy.project_config import Given, resolve_config
+from tfpolicy.promote.climb import Judged, Request, judge, record_rung, write_rung
+from tfpolicy.promote.soak import parse_duration
+from tfpolicy.promote.verdict import Outcome
+from tfpolicy.verify.report_render import as_text
 
-WAIT_EXIT = verify_command.WAIT_EXIT  # 75, as verify's wait
-STOP_EXIT = verify_command.EXIT_CODES[Verdict.STOP]  # 1, as verify's stop
-REFUSED_EXIT = 4
-DONE_EXIT = 5
-EXIT_CODES = {Outcome.ADVANCE: 0, Outcome.DONE: DONE_EXIT, Outcome.WAIT: WAIT_EXIT,
-              Outcome.STOP: STOP_EXIT}
+EXIT_CODES = {Outcome.ADVANCE: ExitCode.OK, Outcome.DONE: ExitCode.DONE,
+              Outcome.WAIT: ExitCode.WAIT, Outcome.STOP: ExitCode.FINDINGS}
 # A kubeconfig context name, as kubectl is given it: no option, no space, no control byte.
 _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 
 
-class Request(Record):
-    path: str
-    inventory: str
-    values: str | None
-    namespaces: str | None
-    operator: tuple[str, ...]
-    namespace: str
-    snapshots: tuple[str, ...]
-    live: bool
-    context: str | None
-    commit: bool
-    patch: str | None
-    soak: int
-    summary: str | None
-    rollback: bool
-
-
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy promote --inventory inv.yaml --cluster cluster.yaml --commit manifests/\n"
-    "  tfpolicy promote --inventory inv.yaml --live --context prod --patch rung.patch "
-    "manifests/\n"
-))
-@click.option("--inventory", required=True, type=click.Path(dir_okay=False),
-              help="GPU inventory before the migration, as `tfpolicy plan` takes it.")
+@command("promote")
+@inventory_option(True, "GPU inventory before the migration, as `tfpolicy plan` takes it.")
 @operator_options
-@click.option("--cluster", "snapshots", multiple=True, metavar="SNAPSHOT",
-              help="`kubectl get pods,replicasets,events,gpus,gpunodes,gpupools -A -o yaml` "
-                   "output (repeatable, - for stdin).")
-@click.option("--live", is_flag=True, help="Run `kubectl get` for the snapshot (as verify).")
-@click.option("--context", default=None, help="The kubeconfig context for --live.")
+@cluster_options("`kubectl get pods,replicasets,events,gpus,gpunodes,gpupools -A -o yaml` "
+                 "output (repeatable, - for stdin).",
+                 "Run `kubectl get` for the snapshot (as verify).")
 @click.option("--commit", "commit", is_flag=True, help="Commit the new rung (one commit).")
 @click.option("--patch", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Leave the new rung uncommitted and write it to FILE as `git diff`.")
@@ -108,27 +57,39 @@ class Request(Record):
                 type=click.Path(exists=True, file_okay=False))
 def promote(inventory: str, values: str | None, namespaces: str | None,
             operator: tuple[str, ...], namespace: str | None, snapshots: tuple[str, ...],
-            live: bool,
-            context: str | None, commit: bool, patch: str | None, min_soak: str,
+            live: bool, context: str | None, commit: bool, patch: str | None, min_soak: str,
             summary: str | None, no_rollback: bool, path: str) -> int:
-    """Verify the rung .tfpolicy.yaml names and, when ready, write the next one.
-
-    Exit 0 advanced, 5 done (the last rung is ready), 75 wait, 1 stop (the rollback
-    rung written, unless --no-rollback), 4 refused (nothing changed), 2 unusable
-    input. See docs/promote.md.
-    """
+    """One rung per run: judge, say the verdict and its evidence, then write and record
+    the rung, each part said as it is done (docs/promote.md)."""
     _check_options(snapshots, live, context, commit, patch)
-    decided = configure(find_config(Path(path)), Given(namespace=namespace, operator=operator))
-    given = Request(path, inventory, values, namespaces, decided.operator, decided.namespace,
-                    snapshots, live, context, commit, patch, parse_duration(min_soak), summary,
-                    not no_rollback)
-    try:
-        return _promote(given)
-    except Refused as exc:
-        click.echo(f"promote: refused: {exc}", err=True)
-        return REFUSED_EXIT
-    except DefinedTwice as exc:  # at its line, as plan and verify say it (files read again)
-        raise defined_twice(exc, {}) from None
+    decided = resolve_config(find_config(Path(path)), Given(namespace=namespace, operator=operator))
+    cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
+    request = Request(path, inventory, cluster, snapshots, live, context, commit, patch,
+                      parse_duration(min_soak), summary, not no_rollback)
+    with locating({}):  # an object defined twice at its line, as plan and verify say it
+        judged = judge(request)
+    none_found(judged.checked.files, (path,))
+    _say(judged)
+    change = judged.change
+    if change is None:
+        click.echo(judged.unchanged)
+        return EXIT_CODES[judged.decision.outcome]
+    fixed = write_rung(judged, change, lambda kept, fmt: emit_findings(kept, fmt, err=True))
+    tell_fixed(fixed, fixed.run, (path,))
+    done, checked = record_rung(judged, change)
+    none_found(checked.files, (path,))
+    click.echo(done)
+    return EXIT_CODES[judged.decision.outcome]
+
+
+def _say(judged: Judged) -> None:
+    """The verdict, its reasons, then verify's report: the evidence before fix's lines."""
+    at, decision = judged.at, judged.decision
+    click.echo(f"promote: {at.name} (step {at.step:02d}): {decision.outcome.value}")
+    for reason in decision.reasons:
+        click.echo(f"  {reason}")
+    sys.stdout.write(as_text(judged.report))
+    sys.stdout.flush()
 
 
 def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, commit: bool,
@@ -142,163 +103,3 @@ def _check_options(snapshots: tuple[str, ...], live: bool, context: str | None, 
                             "._:@/+=-, not starting with -)")
     if commit == (patch is not None):
         raise TfpolicyError("say how to write a new rung: --commit or --patch FILE")
-
-
-def _promote(request: Request) -> int:
-    root, config, at = _repository(request)
-    given, snapshot, taken, source = _inputs(request, config, at)
-    report = verify(given, at.step, snapshot, source)
-    previous = (None if report.verdict is Verdict.READY
-                else _previous(given, config, at, snapshot, source))
-    ages = ready_ages(report, snapshot, taken)
-    known = [age for age in ages.values() if age is not None]
-    decision = decide(Evidence(at, report, previous, taken,
-                               parse_time(git.last_change(root, config.path)),
-                               tuple(unsoaked(ages, request.soak)), request.soak,
-                               min(known, default=None)))
-    planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
-    _say(at, decision)
-    sys.stdout.write(as_text(report))
-    sys.stdout.flush()  # the evidence before fix's own lines
-    click.echo(_act(request, decision, at, config, root, report, planned))
-    return EXIT_CODES[decision.outcome]
-
-
-def _repository(request: Request) -> tuple[Path, ProjectConfig, Position]:
-    """The repository, its configuration and rung; refused unless clean and at the rung."""
-    folder = Path(request.path)
-    root = git.top(folder)
-    config = find_config(folder)
-    if config is None:
-        raise Refused(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
-    git.refuse_dirty(root)
-    at = position(config.policies)
-    _refuse_hand_edits(request.path)
-    return root, config, at
-
-
-def _inputs(request: Request, config: ProjectConfig,
-            at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
-    """The plan's input (the rung's policy in place of its name), and the snapshot."""
-    policy_docs, shown = policy_documents(_refs(config, target_refs(config.policies, at)))
-    if len(climbing(policy_docs)) > 1:
-        raise Refused("besides the rung, the configuration names policies that climb a ladder "
-                      f"({', '.join(climbing(policy_docs))}): promote climbs one")
-    docs = read_documents((request.path,))
-    snapshot, taken = _snapshot(request, verify_command.has_rollouts(docs))
-    fleet = read_inventory(request.inventory)
-    webhook = cluster_webhook(request.values, request.namespaces, docs, request.operator,
-                              request.namespace, admission_pools(fleet) if fleet.pools else None,
-                              model_capacities(fleet))
-    given = PlanInput(tuple(docs), tuple(policy_docs), fleet, webhook, DEFAULT_LADDER,
-                      request.namespace, shown, scheduler_settings(request.values))
-    source = verify_command.snapshot_source(request.snapshots, request.live, request.context)
-    return given, snapshot, taken, source
-
-
-def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
-    """Policy files as the configuration means them: relative to its folder."""
-    builtin = set(builtin_policies())
-    return tuple(ref if ref in builtin else str(config.base / ref) for ref in refs)
-
-
-def _would_change(path: str) -> list[str]:
-    """The manifest files ``check`` would change under the configuration as it is now."""
-    rewrites, _, _ = rewrite_files(resolve((), None, None, False), (path,))
-    return [r.path for r in rewrites if r.changed]
-
-
-def _refuse_hand_edits(path: str) -> None:
-    """The manifests must be what ``fix`` makes of the rung: else someone edited them by hand,
-    and promote's commit would carry (or undo) that edit unseen."""
-    changed = _would_change(path)
-    if changed:
-        raise Refused(f"`tfpolicy check` would change {', '.join(changed[:5])}"
-                      f"{' …' if len(changed) > 5 else ''}: the manifests are not what the "
-                      "configuration's rung makes of them (edited by hand?); run `tfpolicy "
-                      "fix`, review and commit, then promote")
-
-
-def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
-    """The snapshot and its time: the latest its objects carry; with --live and no time in
-    the objects, the clock when kubectl answered."""
-    if request.live:
-        snapshot = verify_command.live_snapshot(request.context, rollouts)
-        clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
-    else:
-        snapshot, clock = verify_command.read_snapshots(request.snapshots), None
-    taken = parse_time(snapshot.latest) or clock
-    if taken is None:
-        raise Refused("the snapshot carries no time (no creation, condition or event time): "
-                      "promote cannot tell how long the pods have been ready")
-    return snapshot, taken
-
-
-def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: Snapshot,
-              source: str) -> Report:
-    """Verify for the rung before: at step 01, the manifests before any takeover."""
-    if at.step > 1:
-        return verify(given, at.step - 1, snapshot, source)
-    refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
-    docs, _ = policy_documents(_refs(config, refs))
-    return verify(replace(given, policies=tuple(docs)), None, snapshot, source)
-
-
-def _say(at: Position, decision: Decision) -> None:
-    click.echo(f"promote: {at.name} (step {at.step:02d}): {decision.outcome.value}")
-    for reason in decision.reasons:
-        click.echo(f"  {reason}")
-
-
-def _act(request: Request, decision: Decision, at: Position, config: ProjectConfig,
-         root: Path, report: Report, planned: StepReport | None) -> str:
-    if decision.outcome is Outcome.ADVANCE:
-        change = Change(at.name, at.next_name, False, decision.reasons, planned)
-        return _write(request, change, at, config, root, report)
-    if decision.outcome is Outcome.STOP and request.rollback:
-        change = Change(at.name, at.rollback_name, True, decision.reasons, None)
-        return _write(request, change, at, config, root, report)
-    if decision.outcome is Outcome.STOP:
-        return "promote: --no-rollback: nothing changed"
-    if decision.outcome is Outcome.DONE:
-        return "promote: the migration is done; nothing changed"
-    return "promote: nothing changed; run promote again after the rollout"
-
-
-def _planned(given: PlanInput, number: int) -> StepReport:
-    """The plan's step for the next rung; it must fit, or promote refuses."""
-    steps = run_plan(replace(given, consolidate=False)).steps
-    step = steps[number - 1]
-    if not step.fits:
-        first = step.unschedulable[0] if step.unschedulable else None
-        why = f": {first.pod}: {first.message}" if first else ""
-        raise Refused(f"the plan's step {step.number:02d} {step.name} does not fit "
-                      f"({step.status.value}){why}; run `tfpolicy plan` for the detail")
-    return step
-
-
-def _write(request: Request, change: Change, at: Position, config: ProjectConfig,
-           root: Path, report: Report) -> str:
-    """The new rung into the configuration, ``fix`` over the manifests, then git."""
-    data = config.path.read_bytes()  # as it is: CRLF line ends and a byte order mark stay
-    text = set_policy(yamlio.decode(data, str(config.path)), str(config.path), at.index,
-                      change.after)
-    bom = BOM if data.startswith(BOM) else b""
-    install_file(config.path, bom + text.encode("utf-8"), os.stat(config.path).st_mode & 0o777)
-    click.get_current_context().invoke(fix, policies=(), namespace=None, fmt=None,
-                                       explain=False, paths=(request.path,))
-    left = _would_change(request.path)
-    if left:  # another program wrote a manifest meanwhile: nothing is committed
-        raise TfpolicyError(f"after fix, `tfpolicy check` would still change {left[0]}: "
-                            "the change is left uncommitted in the working tree")
-    stat = git.stat(root)
-    if request.commit:
-        done = f"promote: committed {git.commit(root, commit_message(change, report))}"
-    else:
-        assert request.patch is not None
-        install_file(Path(request.patch), git.diff(root).encode("utf-8"), 0o644)
-        done = f"promote: the change is left uncommitted, and written to {request.patch}"
-    if request.summary is not None:
-        install_file(Path(request.summary), summary(change, report, stat).encode("utf-8"),
-                     0o644)
-    return f"{done}: {config.path.name} names {change.after}"

@@ -1,4 +1,5 @@
-"""``tfpolicy recommend``: a ``rightsize`` MigrationPolicy from measured GPU usage (issue 13).
+"""``tfpolicy recommend``: a ``rightsize`` MigrationPolicy from measured GPU usage
+(docs/recommend.md).
 
 Reads everything first (manifests, then the metrics from ``--prometheus`` or
 ``--metrics``), so that bad input exits 2 with nothing written; the policy
@@ -9,44 +10,39 @@ Workloads left out are listed in the policy's header comment and on stderr.
 
 from __future__ import annotations
 
-import math
-import os
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 import click
 
 from tfpolicy import yamlio
-from tfpolicy.commands.admission import read_documents
+from tfpolicy.commands.options import (
+    POLICY_SIZES,
+    command,
+    namespace_option,
+    paths_argument,
+    policy_option,
+)
 from tfpolicy.errors import ExitCode, TfpolicyError
-from tfpolicy.files.sources import load_policy_set, policy_source, read_text
+from tfpolicy.files.documents import read_documents
+from tfpolicy.files.inputs import policy_documents
+from tfpolicy.files.metrics import fetch_metrics, read_metrics
+from tfpolicy.files.metrics import save_metrics as save_metrics_file
 from tfpolicy.policy.schema import validate
 from tfpolicy.recommend import hints
-from tfpolicy.recommend.core import Settings, Usage, recommend
+from tfpolicy.recommend.core import GpuWorkload, Result, Settings, Usage, recommend
 from tfpolicy.recommend.manifests import gpu_workloads
-from tfpolicy.recommend.policy import blocks, header
-from tfpolicy.recommend.prometheus import fetch
-from tfpolicy.recommend.queries import queries, seconds
+from tfpolicy.recommend.policy import Block, blocks, header
+from tfpolicy.recommend.queries import seconds
 from tfpolicy.recommend.series import parse_answer
 from tfpolicy.recommend.snapshot import (
     KEYS,
-    MAX_BYTES,
     OPTIONAL,
     Snapshot,
-    dumps,
-    loads,
-    too_big,
 )
 
 
-@click.command(epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy recommend --prometheus http://prometheus:9090 manifests/ > rightsize.yaml\n"
-    "  tfpolicy recommend --metrics examples/metrics/example-fleet-2d.json examples/manifests\n"
-))
+@command("recommend")
 @click.option("--prometheus", metavar="URL", help="Prometheus base URL (dcgm-exporter series).")
 @click.option("--metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="Offline metrics file (MetricsSnapshot JSON) instead of --prometheus.")
@@ -64,87 +60,61 @@ from tfpolicy.recommend.snapshot import (
               help="Seconds per Prometheus query.")
 @click.option("--save-metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --prometheus: also write the answers as an offline metrics file.")
-@click.option("-n", "--namespace", default="default", show_default=True,
-              help="Namespace for manifests that name none.")
-@click.option("-p", "--policy", "policies", multiple=True, metavar="POLICY",
-              help="Policies whose spec.frameworks and per-workload modelWeights / "
-                   "workingMemory size servers that pre-allocate a pool.")
-@click.argument("paths", nargs=-1, type=click.Path())
+@namespace_option("default", "Namespace for manifests that name none.")
+@policy_option(POLICY_SIZES)
+@paths_argument()
 def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | None,
                   step: str | None, end: float | None, quantile: float | None, margin: float,
                   qos: str, min_samples: int, timeout: float, save_metrics: str | None,
                   namespace: str, policies: tuple[str, ...], paths: tuple[str, ...]) -> int:
-    """Right-size GPU workloads from their measured usage (TensorFusion's recommender)."""
+    """Sizes from measured usage, printed as a policy only once it reads back as intended
+    and passes its schema."""
     if (prometheus is None) == (metrics is None):
         raise TfpolicyError("give exactly one of --prometheus URL and --metrics FILE")
     if save_metrics is not None and prometheus is None:
         raise TfpolicyError("--save-metrics needs --prometheus")
-    hinted = _policies(policies)
+    hinted = [dict(d) for d in policy_documents(policies).documents] if policies else []
     workloads = gpu_workloads([d.data for d in read_documents(paths)], namespace,
                               hints.frameworks(hinted), hints.sizes(hinted))
     if not workloads:
         raise TfpolicyError("no GPU workload in the manifests")
-    snap = (_offline(metrics, window, step) if metrics is not None else
-            _live(str(prometheus), sorted({w.id.namespace for w in workloads}),
-                  end, window or "7d", step or "5m", timeout))
-    usage = Usage(*(parse_answer(snap.answers[k], f"{k} answer") for k in (*KEYS, *OPTIONAL)))
-    span = seconds(snap.window) or 0
-    result = recommend(workloads, usage, Settings(span, margin, quantile, qos, min_samples))
-    docs, result = blocks(result, [w.id for w in workloads])
-    if not docs:
-        reasons = "; ".join(f"{w}: {r}" for w, r in sorted(result.left_out)[:3])
-        raise TfpolicyError(f"no workload could be sized ({reasons})")
+    snap = (read_metrics(metrics, window, step) if metrics is not None else
+            fetch_metrics(str(prometheus), sorted({w.id.namespace for w in workloads}),
+                          end, window or "7d", step or "5m", timeout))
+    docs, result = _sized(workloads, snap, Settings(seconds(snap.window) or 0, margin,
+                                                    quantile, qos, min_samples))
     text = header(result, _settings_line(snap, quantile, margin, qos)) + "".join(
         d.text for d in docs)
     _check(text, [d.data for d in docs])
     if save_metrics is not None:
-        _write(Path(save_metrics), dumps(snap))
+        save_metrics_file(Path(save_metrics), snap)
+    _tell(result)
+    sys.stdout.write(text)
+    return ExitCode.OK
+
+
+def _sized(workloads: list[GpuWorkload], snap: Snapshot,
+           settings: Settings) -> tuple[list[Block], Result]:
+    """The policy blocks of the workloads the usage sizes; none is an error."""
+    usage = Usage(*(parse_answer(snap.answers[k], f"{k} answer") for k in (*KEYS, *OPTIONAL)))
+    docs, result = blocks(recommend(workloads, usage, settings), [w.id for w in workloads])
+    if not docs:
+        reasons = "; ".join(f"{w}: {r}" for w, r in sorted(result.left_out)[:3])
+        raise TfpolicyError(f"no workload could be sized ({reasons})")
+    return docs, result
+
+
+def _tell(result: Result) -> None:
+    """On stderr: the workloads left out and why, the notes, and each framework setting
+    that fits, as a finding to apply."""
     for workload, reason in sorted(result.left_out):
         print(f"tfpolicy: [warning] {workload}: left out: {' '.join(reason.split())}",
               file=sys.stderr)
     for note in result.notes:
         print(f"tfpolicy: [warning] {' '.join(note.split())}", file=sys.stderr)
-    for rec in result.recommended:  # the framework setting that fits, as a finding to apply
+    for rec in result.recommended:
         if rec.pool is not None and rec.pool.setting:
             print(f"tfpolicy: [info] {rec.id}: {rec.pool.setting}", file=sys.stderr)
-    sys.stdout.write(text)
-    return ExitCode.OK
-
-
-def _policies(refs: tuple[str, ...]) -> list[dict[str, object]]:
-    """The schema-valid documents of ``-p`` (validation raises: exit 2)."""
-    if not refs:
-        return []
-    load_policy_set(list(refs))
-    found = []
-    for ref in refs:
-        file, text = policy_source(ref, Path("."))
-        found += [d for d in yamlio.load_all(text, file=file) if isinstance(d, dict)]
-    return found
-
-
-def _offline(file: str, window: str | None, step: str | None) -> Snapshot:
-    if file != "-" and os.path.isfile(file) and os.path.getsize(file) > MAX_BYTES:
-        raise TfpolicyError(too_big(os.path.getsize(file)), file=file)  # before reading it
-    snap = loads(read_text(file), file)
-    for name, given, held in (("--window", window, snap.window), ("--step", step, snap.step)):
-        if given is not None and seconds(given) != seconds(held):
-            raise TfpolicyError(f"{name} {given}: the metrics file covers {held}", file=file)
-    return snap
-
-
-def _live(url: str, namespaces: list[str], end: float | None, window: str, step: str,
-          timeout: float) -> Snapshot:
-    span, resolution = seconds(window), seconds(step)
-    if not span or not resolution:
-        raise TfpolicyError("--window and --step take durations such as 7d, 5m, 30s")
-    if end is not None and not (math.isfinite(end) and end > 0):
-        raise TfpolicyError("--end takes a Unix time in seconds")
-    if span // resolution > 11000:  # Prometheus refuses more points per series
-        raise TfpolicyError(f"--window {window} at --step {step} exceeds 11000 points a series")
-    stop = float(int(time.time())) if end is None else end
-    answers = {q.key: fetch(url, q, timeout) for q in queries(namespaces, stop, span, resolution)}
-    return Snapshot(stop, window, step, answers)
 
 
 def _settings_line(snap: Snapshot, quantile: float | None, margin: float, qos: str) -> str:
@@ -164,13 +134,3 @@ def _check(text: str, intended: list[dict[str, object]]) -> None:
         if problems:
             raise TfpolicyError(f"the recommended policy fails its schema: "
                                 f"{problems[0].message} ({problems[0].json_path})")
-
-
-def _write(path: Path, text: str) -> None:
-    """Atomically: a reader never sees half a metrics file."""
-    handle, temp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".",
-                                    prefix=f".{path.name}.")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text)
-    os.chmod(temp, 0o644)  # a metrics file is for review, not a secret (mkstemp makes 0600)
-    os.replace(temp, path)

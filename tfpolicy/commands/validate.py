@@ -6,24 +6,25 @@ from pathlib import Path
 
 import click
 
-from tfpolicy.commands.common import HookCommand, decide, emit_findings
+from tfpolicy.commands.options import (
+    HookCommand,
+    command,
+    format_option,
+    resolve_flags,
+)
+from tfpolicy.commands.printing import emit_findings
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.files.governed import POLICY_KIND
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import check_policy_files, read_text
 from tfpolicy.findings import Finding
-from tfpolicy.hosts.hook import POLICY_KIND
-from tfpolicy.policy.config import FILENAME
 from tfpolicy.policy.model import Policy
+from tfpolicy.policy.project_config import FILENAME
 from tfpolicy.render import FORMATS
 
 
-@click.command(cls=HookCommand, epilog=(
-    "\b\n"
-    "Examples:\n"
-    "  tfpolicy validate policies/llm-serving.yaml\n"
-    "  tfpolicy validate --discover .\n"
-))
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text")
+@command("validate", HookCommand)
+@format_option(sorted(FORMATS), show_default=False)
 @click.option("--discover", is_flag=True,
               help="Of the files named, validate every one holding a kind: MigrationPolicy, "
                    "and the policies of each .tfpolicy.yaml named; skip the rest (the "
@@ -33,7 +34,7 @@ from tfpolicy.render import FORMATS
                    "a file.")
 @click.argument("policies", nargs=-1)
 def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) -> int:
-    """Validate policy files (default: the policies of .tfpolicy.yaml)."""
+    """Every violation of every policy file named (or configured), at file:line:col."""
     if discover or hook:
         found, findings = _discovered(policies)
     else:
@@ -47,7 +48,7 @@ def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) ->
 
 
 def _refs(policies: tuple[str, ...]) -> tuple[list[str], Path]:
-    decided = decide(policies, None)
+    decided = resolve_flags(policies, None)
     if decided.config is None and not policies:
         raise TfpolicyError("no policy files given and no .tfpolicy.yaml found")
     return list(decided.policies), decided.base

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.gpus.resources import GpuResources
-from tfpolicy.policy.config import Configuration
+from tfpolicy.policy.project_config import Configuration
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
 
@@ -57,12 +57,12 @@ def operator_found(paths: tuple[str, ...]) -> list[Found]:
     from tfpolicy import yamlio
     from tfpolicy.admission import Found
     from tfpolicy.admission.objects import is_operator_object
-    from tfpolicy.files.sources import manifest_files, read_text
+    from tfpolicy.files.sources import manifest_files, read_text, shown_name
     from tfpolicy.rewrite.engine import objects
 
     found = []
     for file in manifest_files(paths):
-        shown = "<stdin>" if file == "-" else file
+        shown = shown_name(file)
         for data in yamlio.load_all(read_text(file), file=shown):
             found += [Found(shown, obj) for _, obj in objects(data) if is_operator_object(obj)]
     return found

@@ -17,7 +17,7 @@ The contract (README, ``fix``):
   that check has its bytes kept beside the file, reported (``tfpolicy.files.swap``).
 * **Old or new, never half.** Every temp file is written, then one
   ``syncfs`` per file system (``flush``) makes them all durable (one flush
-  per run instead of an fsync per file, which cost ~3 ms each), then each
+  per run instead of an fsync per file: docs/speed.md), then each
   is renamed over its target, then each folder written to is fsynced once.
   A killed process leaves each file old or new (the rename is atomic);
   after a power loss, a file whose rename reached the disk has its new
@@ -62,7 +62,7 @@ class _Staged(Record):
     nor the old file's status (mode and owner are on the temp file already)."""
 
     shown: str
-    real: str  # not a Path: ~0.5 KB less for each of thousands of files
+    real: str  # not a Path, held for each of thousands of files (docs/speed.md)
     seen: Seen
     temp: str
 
@@ -139,8 +139,8 @@ def clean_stale(folders: Iterable[Path], keep: set[str]) -> None:
 
 
 def _temps_in(folder: Path) -> list[tuple[os.DirEntry[str], int]]:
-    """The temp files in ``folder``, with the pid in each name: only those are kept, as a
-    folder of 100,000 manifests would hold some 30 MB of directory entries."""
+    """The temp files in ``folder``, with the pid in each name: only those are kept: a
+    folder's directory entries, for every manifest in it, would add up (docs/speed.md)."""
     try:
         with os.scandir(folder) as entries:
             return [(entry, int(found[1])) for entry in entries
@@ -206,9 +206,9 @@ def _commit_all(staged: list[_Staged], conflicts: dict[int, Kept] | None = None)
     (``_settle``), a conflict copy's path going to ``conflicts`` by position.
 
     A rename over a file mostly waits on the file system's journal, not the
-    CPU: eight at a time, 3,000 renames took 0.4 s where one by one took 4 to
-    8 s on a busy disk. Each file is still checked just before its own
-    rename; the caller reports them afterwards, in order, so output is the same.
+    CPU, so eight go at a time (docs/speed.md, "Figures behind the code"). Each file
+    is still checked just before its own rename; the caller reports them afterwards,
+    in order, so output is the same.
     """
     from concurrent.futures import ThreadPoolExecutor  # here: only fix renames
     folders = _folders(staged)  # where the temps are, beside their targets
@@ -295,7 +295,7 @@ def _folders(staged: list[_Staged]) -> set[Path]:
 
 def _dealt(staged: list[_Staged]) -> list[list[_Staged]]:
     """The files dealt out to the renaming threads like cards: one future per thread,
-    where one per file would hold about 1 KB for each of thousands of files."""
+    where one per file would be held for each of thousands of files."""
     return [staged[start::_RENAMERS] for start in range(_RENAMERS)]
 
 

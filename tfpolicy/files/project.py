@@ -1,4 +1,5 @@
-"""Finding and reading the project config ``.tfpolicy.yaml`` (DESIGN §2).
+"""Finding and reading the project config ``.tfpolicy.yaml`` (docs/design.md, "Policies
+and the project config").
 
 Looked up from the working directory upwards. The walk stops at a
 repository root (a folder with ``.git``), at a ceiling the host knows (the
@@ -10,7 +11,7 @@ The file itself, and the policy paths in it, must stay inside its
 repository (the folder with ``.git`` above it, else the file's own folder),
 symlinks resolved: a config is data a repository ships, and must not make
 tfpolicy read the files of whoever runs it. What the text says is
-``tfpolicy.policy.config``'s to read.
+``tfpolicy.policy.project_config``'s to read.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import confine_refs, inside
-from tfpolicy.policy.config import FILENAME, ProjectConfig, parse_config
+from tfpolicy.policy.project_config import (
+    FILENAME,
+    Configuration,
+    Given,
+    ProjectConfig,
+    parse_config,
+    resolve_config,
+)
 from tfpolicy.records import Record
 
 
@@ -34,6 +42,12 @@ class Lookup(Record):
         if self.config is not None:
             return f"using {self.config.path}"
         return f"no {FILENAME} found; the lookup stopped at {self.stopped} ({self.reason})"
+
+
+def resolve_here(given: Given) -> Configuration:
+    """What a run in the working directory uses: ``given`` (the flags), then the
+    ``.tfpolicy.yaml`` that governs the working directory, then the defaults."""
+    return resolve_config(lookup(Path.cwd()).config, given)
 
 
 def find_config(start: Path, ceiling: Path | None = None) -> ProjectConfig | None:

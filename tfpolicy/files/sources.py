@@ -17,7 +17,7 @@ from tfpolicy import yamlio
 from tfpolicy.digest import sha256
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding
-from tfpolicy.policy.model import Policy, PolicyInvalid, build_policy, check_policy
+from tfpolicy.policy.model import Policy, PolicyInvalidError, build_policy, check_policy
 from tfpolicy.records import Record
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.suggest import closest
@@ -25,12 +25,18 @@ from tfpolicy.suggest import closest
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_FILE_BYTES = 1 << 30
 STDIN = "-"
+STDIN_NAME = "<stdin>"  # how findings and errors name stdin
+
+
+def shown_name(file: str) -> str:
+    """A file as findings and errors name it: stdin as ``<stdin>``."""
+    return STDIN_NAME if file == STDIN else file
 
 
 def read_text(path: str) -> str:
     """A file's (or stdin's) text, strictly UTF-8 and within the size limit."""
     if path == STDIN:
-        return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), "<stdin>")
+        return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), STDIN_NAME)
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -42,9 +48,9 @@ def read_text(path: str) -> str:
 class Seen(Record):
     """A file as it was read: ``fix`` replaces it only while it is still exactly this.
 
-    Its size and mtime, then the SHA-256 of its bytes, packed in 48 bytes: ``fix``
-    holds one for each file it rewrites until the commit, tens of thousands in a
-    big repository, where two numbers and a hex string took 240 bytes.
+    Its size and mtime, then the SHA-256 of its bytes, packed in one byte string:
+    ``fix`` holds one for each file it rewrites until the commit, tens of thousands
+    in a big repository (docs/speed.md, "Figures behind the code").
     """
 
     key: bytes
@@ -69,8 +75,8 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
     """A file's bytes (within the size limit) and what it was when they were read.
 
     Plain descriptors, read to the size ``fstat`` gives: ``open()``'s buffered
-    reader adds three system calls per file and maps a buffer of the whole limit
-    (1 GiB) for each read, and fix reads every file it is given.
+    reader adds system calls per file and maps a buffer of the whole size limit for
+    each read, and fix reads every file it is given.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -151,8 +157,8 @@ def _walk(folder: str, shown: str) -> Iterator[str]:
     filtered, but for hidden folders, which are not entered at all. A linked folder is
     not entered (rglob's rule), an unreadable one is passed over.
 
-    No Path per entry: a folder of 100,000 manifests took 50 MB of them, and rglob
-    holds a directory entry for each besides. Of a folder, only the name and kind of
+    No Path per entry, nor rglob's directory entry for each (docs/speed.md,
+    "Figures behind the code"). Of a folder, only the name and kind of
     its manifests and subfolders are held while it is sorted.
     """
     try:
@@ -249,7 +255,8 @@ def confine_refs(refs: tuple[str, ...], base: Path, root: Path, origin: str) -> 
     """Refuse policy paths (from a config, env or functionConfig) that resolve outside ``root``.
 
     Symlinks are resolved first, so a link inside the repository cannot
-    point tfpolicy at a file outside it (DESIGN §2, project config). Only an
+    point tfpolicy at a file outside it (docs/design.md, "Rules across every
+command and host"). Only an
     explicit ``-p`` on the command line may name any file.
     """
     top = root.resolve()
@@ -304,7 +311,7 @@ def load_policy_set(refs: list[str], base: Path = Path(".")) -> PolicySet:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml")
     policies, findings = check_policy_files(refs, base)
     if findings:
-        raise PolicyInvalid(findings)
+        raise PolicyInvalidError(findings)
     if not policies:
         raise TfpolicyError(f"no MigrationPolicy documents in {', '.join(refs)}")
     return PolicySet.of(policies)

@@ -43,7 +43,7 @@ class Planner:
     def __init__(self, cwd: Path) -> None:
         self._cwd = cwd
         self._folders: dict[str, _Folder] = {}
-        self._reals: set[str] = set()  # strings: a Path costs ~0.5 KB more, per file
+        self._reals: set[str] = set()  # strings: a Path per file costs more
 
     def plan(self, shown: str, data: bytes, seen: Seen) -> Target | None:
         """The target of one file; None when it was planned before under another name."""

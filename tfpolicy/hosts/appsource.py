@@ -1,28 +1,36 @@
-"""Render an ArgoCD app folder the way the repo-server would, for the CMP ``generate``.
+"""Render an ArgoCD app folder the way the repo-server would, for the CMP ``generate``,
+and migrate what it rendered (``migrate``).
 
 ``kustomization.yaml`` → ``kustomize build`` (standalone when installed,
 else ``kubectl kustomize``); ``Chart.yaml`` → ``helm template`` with the
 app's name and namespace; otherwise the folder's own manifest files (not
 recursive, like an Argo directory source's default). A render tool's
 failure is a one-line error: a silent empty render would prune the app
-(reference/hosts.md §3.3, §7.1).
+(docs/hosts.md, "Argo CD").
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
+from tfpolicy.findings import Finding
 from tfpolicy.hosts.names import flag, namespace, release_name
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
 from tfpolicy.records import Record
+from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.rewrite.pipeline import DocOutcome, Options, transform_documents
 
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+_OWN_GROUP = "tfpolicy.dev/"
 
 
 class Source(Record):
@@ -56,7 +64,7 @@ def check_links(folder: Path, root: Path) -> None:
     """Refuse a symlink in the repository that resolves outside it, as ArgoCD does.
 
     The repo-server rejects such repositories (``CheckOutOfBoundsSymlinks``,
-    hosts.md §3.3); a render that followed one would publish a file of the
+    argoproj/argo-cd util/io/files/tar.go); a render that followed one would publish a file of the
     sidecar (a token, a Secret) as a manifest.
     """
     top = root.resolve()
@@ -115,3 +123,65 @@ def _run(command: list[str], folder: Path) -> Source:
         raise TfpolicyError(f"`{shown}` failed (exit {done.returncode}): "
                             f"{_reason(done.stderr)}")
     return Source(shown, done.stdout.decode("utf-8"))
+
+
+class Migrated(Record):
+    """What ``generate`` prints (each source's text, in order), its findings, and the
+    plain-folder files skipped, with the reason (said under ``--explain``)."""
+
+    chunks: list[str]
+    findings: list[Finding]
+    skipped: list[tuple[str, str]]
+
+
+def migrate(sources: list[Source], policies: PolicySet, options: Options) -> Migrated:
+    """Every source's documents through the engine, less tfpolicy's own configuration
+    and less the files that hold no Kubernetes object (a compose file, any YAML without
+    apiVersion and kind), as the pre-commit hooks skip them."""
+    chunks: list[str] = []
+    findings: list[Finding] = []
+    skipped: list[tuple[str, str]] = []
+    for number, source in enumerate(sources):
+        reason = _foreign(source)
+        if reason:
+            skipped.append((source.name, reason))
+            continue
+        docs = [d for d in yamlio.split_documents(source.text) if not _own(d, source.name)]
+        text = "".join(_texts(transform_documents(docs, policies, source.name, options),
+                              findings))
+        if text.strip():
+            chunks.append(_separated(text, number > 0 and bool(chunks)))
+    return Migrated(chunks, findings, skipped)
+
+
+# An object's two keys at the top of a document (or quoted, in JSON): a file naming both
+# is read as a manifest without a second parse; any other is asked whether it is one.
+_OBJECT_KEYS = (re.compile(r'^(?:apiVersion|"apiVersion")\s*:|"apiVersion"\s*:', re.MULTILINE),
+                re.compile(r'^(?:kind|"kind")\s*:|"kind"\s*:', re.MULTILINE))
+
+
+def _foreign(source: Source) -> str:
+    """Why a plain-folder file is not a manifest (empty: it is one, or it is broken)."""
+    if all(key.search(source.text) for key in _OBJECT_KEYS):
+        return ""
+    return not_kubernetes(source.text.encode("utf-8"), source.name)
+
+
+def _texts(outcomes: Iterator[DocOutcome], findings: list[Finding]) -> Iterator[str]:
+    for outcome in outcomes:
+        findings.extend(outcome.findings)
+        yield outcome.text
+
+
+def _own(doc: yamlio.RawDoc, file: str) -> bool:
+    """tfpolicy's own configuration (a MigrationPolicy) is never a manifest to deploy."""
+    if _OWN_GROUP not in doc.text:
+        return False
+    data = yamlio.parse_document(doc.text, file=file, line=doc.line).data
+    return isinstance(data, dict) and str(data.get("apiVersion", "")).startswith(_OWN_GROUP)
+
+
+def _separated(text: str, later: bool) -> str:
+    """A file's documents, ending in a newline and, after the first file, after a ``---``."""
+    text = text if text.endswith("\n") else text + "\n"
+    return "---\n" + text if later else text

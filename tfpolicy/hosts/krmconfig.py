@@ -1,9 +1,11 @@
 """The KRM functionConfig: a MigrationPolicy, a ConfigMap naming or holding policies, or none.
 
-kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input
-(reference/hosts.md §1.1); kustomize and kpt pipelines send the config file
-as written, here our ``MigrationPolicy``. With no functionConfig the
-project's ``.tfpolicy.yaml`` applies, as on every other host (DESIGN §2).
+kpt's ``fn eval -- k=v`` sends a ``v1/ConfigMap`` named function-input (the
+functions specification, kubernetes-sigs/kustomize
+cmd/config/docs/api-conventions/functions-spec.md); kustomize and kpt
+pipelines send the config file as written, here our ``MigrationPolicy``.
+With no functionConfig the project's ``.tfpolicy.yaml`` applies, as on every
+other host (docs/design.md, "Policies and the project config").
 Policy paths resolve against the package (the folder kpt names in the root
 Kptfile's ``internal.config.kubernetes.io/package-path``, when a Kptfile of
 that name is there, else the working directory), so a render is the same
@@ -23,9 +25,8 @@ from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs, load_policy_set, read_text
 from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.policies import policies_from_text, split_refs, with_stage
-from tfpolicy.policy.config import Given, ProjectConfig
-from tfpolicy.policy.config import configure as decide
 from tfpolicy.policy.model import Policy
+from tfpolicy.policy.project_config import Given, ProjectConfig, resolve_config
 from tfpolicy.policy.schema import brief
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
@@ -98,10 +99,10 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def configure(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
+def function_policies(config: Any, cwd: Path) -> tuple[PolicySet, Options]:
     """The policy set and options a functionConfig asks for; what it leaves out (the
     namespace, the operator configuration) the package's ``.tfpolicy.yaml`` gives, as on
-    every host (``tfpolicy.policy.config.configure``)."""
+    every host (``tfpolicy.policy.project_config.resolve_config``)."""
     project = find_config(cwd)
     if not config or (_is_configmap(config) and not config.get("data")):
         return _project(project)
@@ -142,7 +143,7 @@ def _project(config: ProjectConfig | None) -> tuple[PolicySet, Options]:
     if config is None:
         raise TfpolicyError("no policy: give a functionConfig (a MigrationPolicy, or a "
                             "ConfigMap with data.policies) or add a .tfpolicy.yaml")
-    decided = decide(config)
+    decided = resolve_config(config)
     return loaded_policies(decided), Options(decided.namespace)
 
 
@@ -150,7 +151,7 @@ def _configured(chosen: PolicySet, config: ProjectConfig | None,
                 namespace: str | None) -> tuple[PolicySet, Options]:
     """The functionConfig's policies, with the namespace and operator configuration decided
     (the functionConfig's namespace, else the project config's)."""
-    decided = decide(config, Given(policies=_GIVEN, namespace=namespace))
+    decided = resolve_config(config, Given(policies=_GIVEN, namespace=namespace))
     return with_operator(chosen, decided), Options(decided.namespace)
 
 

@@ -6,7 +6,8 @@ template``'s first positional slot makes helm run a program, and
 ``-f../../outside.yaml`` reads a values file around the value-file check.
 So a value where a name is expected must be such a name (a name never starts
 with ``-``), and every flag value goes in one ``--flag=value`` argument,
-which no tool can take for a flag of its own (DESIGN §4a).
+which no tool can take for a flag of its own (docs/design.md, "Rules across every
+command and host").
 """
 
 from __future__ import annotations

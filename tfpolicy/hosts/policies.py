@@ -1,7 +1,7 @@
 """Policies the hosts get inline rather than as files, and the ArgoCD ``stage`` switch.
 
 A KRM functionConfig can be a ``MigrationPolicy`` itself, or a ConfigMap
-holding policy YAML (reference/hosts.md §6); both go through the same
+holding policy YAML (docs/hosts.md, "KRM function"); both go through the same
 schema check as policy files, so a bad one is reported at its line.
 """
 
@@ -16,7 +16,7 @@ from tfpolicy.policy.model import (
     Locator,
     Override,
     Policy,
-    PolicyInvalid,
+    PolicyInvalidError,
     Stage,
     build_policy,
     check_policy,
@@ -39,7 +39,7 @@ _RIGHTSIZE_ONLY = frozenset({"isolation", "resources", "autoscale"})
 
 
 def policies_from_text(text: str, file: str) -> list[Policy]:
-    """Every MigrationPolicy document of ``text``; any violation raises ``PolicyInvalid``."""
+    """Every MigrationPolicy document of ``text``; any violation raises ``PolicyInvalidError``."""
     policies: list[Policy] = []
     findings: list[Finding] = []
     for raw in yamlio.split_documents(text):
@@ -53,7 +53,7 @@ def policies_from_text(text: str, file: str) -> list[Policy]:
             line, column = locate(())
             policies.append(build_policy(parsed.data, file, line + 1, column + 1))
     if findings:
-        raise PolicyInvalid(findings)
+        raise PolicyInvalidError(findings)
     if not policies:
         raise TfpolicyError("no MigrationPolicy documents", file=file)
     return policies

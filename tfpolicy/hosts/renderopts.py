@@ -6,7 +6,8 @@ adding ``plugin:`` too is an error. So the plugin takes those options itself,
 as parameters named after ArgoCD's own helm source fields (``valueFiles``,
 ``values``, ``parameters``, ``releaseName``); ``KUBE_VERSION`` and
 ``KUBE_API_VERSIONS`` come from the cmp-server's environment, as ArgoCD
-passes them to ``helm template`` natively (reference/hosts.md §3.2).
+passes them to ``helm template`` natively (argoproj/argo-cd
+cmpserver/plugin/plugin.go).
 
 Whoever may create an Application chooses these, so value files must stay
 inside the repository and kustomize gets only options that run no program

@@ -1,4 +1,5 @@
-"""Parsed inventory YAML → scheduler records (no file I/O here).
+"""Parsed inventory YAML → scheduler records (no file I/O here: ``tfpolicy.files.inputs``
+reads the file).
 
 Modules: `compact` (the compact form), `kubectl` (the objects), `settings`
 (the operator's scheduling configuration, from an inventory or Helm values:
@@ -15,7 +16,8 @@ Two forms are read:
   `GPU.status.gpuModel` holds and `tensor-fusion.ai/gpu-model` must equal;
 * what ``kubectl get gpupool,gpunode,gpu -o yaml`` prints (a ``v1 List``, or the
   objects as separate documents), optionally with SchedulingConfigTemplates
-  for the pools' placement mode (reference/tensor-fusion.md §4).
+  for the pools' placement mode (NexusGPU/tensor-fusion
+  api/v1/schedulingconfigtemplate_types.go:55).
 
 Costs are per GPU: the table's, the group's ``costPerHour``, or a GPUNode's
 ``spec.costPerHour`` split evenly over its GPUs.
@@ -36,10 +38,26 @@ from tfpolicy.inventory.compact import API_VERSION, from_compact
 from tfpolicy.inventory.fields import MAX_GPUS, MAX_NODES
 from tfpolicy.inventory.kubectl import from_kubectl
 from tfpolicy.inventory.settings import from_values as settings_from_values
+from tfpolicy.policy.schema import validate
 from tfpolicy.scheduler.model import Inventory
 
-__all__ = ["API_VERSION", "MAX_GPUS", "MAX_NODES", "from_compact", "from_kubectl",
-           "load_inventory", "settings_from_values"]
+__all__ = ["API_VERSION", "MAX_GPUS", "MAX_NODES", "checked_inventory", "from_compact",
+           "from_kubectl", "load_inventory", "settings_from_values"]
+
+
+def checked_inventory(documents: list[Any], file: str) -> Inventory:
+    """The inventory an inventory file's documents give, every error at ``file``: a compact
+    Inventory is held to its schema first (``schemas/inventory.schema.json``), so that its
+    first violation is said with its JSON path rather than as whatever reading it trips on."""
+    if len(documents) == 1 and _is_compact(documents[0]):
+        problems = validate(documents[0], "inventory")
+        if problems:
+            first = problems[0]
+            raise TfpolicyError(f"{first.message} ({first.json_path})", file=file)
+    try:
+        return load_inventory(documents)
+    except TfpolicyError as exc:
+        raise exc.located(file) from None
 
 
 def load_inventory(documents: Any) -> Inventory:

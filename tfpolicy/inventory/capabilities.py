@@ -47,7 +47,7 @@ class _Pairs(list[tuple[str, Any]]):
     """A JSON object's members in order (duplicates kept: the last one wins in Go)."""
 
 
-class _NotMetadata(Exception):
+class _NotMetadataError(Exception):
     """Go's decoder would fail: the annotation is treated as absent."""
 
 
@@ -61,7 +61,7 @@ def isolations(raw: Any, where: str) -> frozenset[Isolation] | None:
         raise TfpolicyError(f"annotation {ANNOTATION} is over {_MAX_LENGTH} characters ({where})")
     try:
         return _decode(raw, where)
-    except _NotMetadata:
+    except _NotMetadataError:
         return None
 
 
@@ -70,7 +70,7 @@ def _decode(raw: str, where: str) -> frozenset[Isolation]:
     if value is None:  # Go decodes `null` into the zero struct without error
         return frozenset()
     if not isinstance(value, _Pairs):
-        raise _NotMetadata
+        raise _NotMetadataError
     flags: dict[str, bool] = {}
     for key, item in value:
         field = _field(key, where)
@@ -81,20 +81,20 @@ def _decode(raw: str, where: str) -> frozenset[Isolation]:
         elif isinstance(item, bool):
             flags[field] = item
         else:
-            raise _NotMetadata
+            raise _NotMetadataError
     return frozenset(mode for name, mode in _FLAGS.items() if flags.get(name))
 
 
 def _loads(raw: str) -> Any:
     def refuse(_: str) -> Any:
-        raise _NotMetadata  # NaN and Infinity are not JSON to Go
+        raise _NotMetadataError  # NaN and Infinity are not JSON to Go
 
     hook: Callable[[list[tuple[str, Any]]], Any] = _Pairs
     try:
         return json.loads(raw, object_pairs_hook=hook, parse_int=_Number, parse_float=_Number,
                           parse_constant=refuse)
     except (ValueError, RecursionError):
-        raise _NotMetadata from None
+        raise _NotMetadataError from None
 
 
 def _field(key: str, where: str) -> str | None:
@@ -112,4 +112,4 @@ def _check_count(item: Any) -> None:
     """A uint32 field: Go accepts only a plain non-negative integer literal that fits."""
     if not (isinstance(item, _Number) and len(item) <= 10 and _UINT.fullmatch(item)
             and int(item) < 2**32):
-        raise _NotMetadata
+        raise _NotMetadataError

@@ -1,4 +1,5 @@
-"""What ``kubectl get gpupool,gpunode,gpu -o yaml`` prints (reference/tensor-fusion.md §4 CRDs)."""
+"""What ``kubectl get gpupool,gpunode,gpu -o yaml`` prints: the operator's objects
+(NexusGPU/tensor-fusion api/v1/gpupool_types.go, gpunode_types.go, gpu_types.go)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from tfpolicy.scheduler.model import (
 )
 
 _OVERSUB_DEFAULTS = {"tflopsOversellRatio": 500, "vramExpandToHostMem": 50,
-                     "vramExpandToHostDisk": 70}  # GPUPool CRD defaults (§4)
+                     "vramExpandToHostDisk": 70}  # gpupool_types.go:67-81
 _POOL_LABEL = "tensor-fusion.ai/gpupool"
 _DEFAULT_POOL = "tensor-fusion.ai/is-default-pool"
 
@@ -129,7 +130,8 @@ def _available(available: Mapping[str, Any], key: str, capacity: Mapping[str, An
 
 def _kube_pool(obj: Mapping[str, Any], modes: Mapping[str, Any],
                policy: IsolationPolicy | None) -> Pool:
-    """Placement from the pool's SchedulingConfigTemplate (default when absent, §4);
+    """Placement from the pool's SchedulingConfigTemplate (default when absent,
+    schedulingconfigtemplate_types.go:55);
     the isolation policy its GPUs advertise, if they say."""
     name = name_of(obj)
     over = get(obj, "spec", "capacityConfig", "oversubscription")

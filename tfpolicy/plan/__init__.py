@@ -1,9 +1,10 @@
-"""``tfpolicy plan``'s core: manifests → per-step pods via admission → scheduler proof (DESIGN §4).
+"""``tfpolicy plan``'s core: manifests → per-step pods via admission → scheduler proof
+(docs/plan.md).
 
 Pure: documents, policy documents, an inventory and the webhook configuration
 in; a :class:`Plan` of step reports out. Entry points: :func:`run_plan`,
 :func:`parse_ladder`, :func:`plan_steps`, :func:`step_documents`,
-:func:`admission_pools`; :mod:`tfpolicy.plan.render` prints a plan as text or
+:func:`admission_pools`; :mod:`tfpolicy.plan.plan_json` prints a plan as text or
 as the documented JSON.
 """
 
@@ -15,10 +16,10 @@ from tfpolicy.plan.ladder import (
     plan_steps,
     step_documents,
 )
-from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport, Summary
-from tfpolicy.plan.simulate import MAX_PODS, PlanInput, TooManyPods, run_plan
+from tfpolicy.plan.simulate import MAX_PODS, PlanInput, TooManyPodsError, run_plan
+from tfpolicy.plan.step_reports import Misfit, Plan, PodCounts, Status, StepReport, Summary
 from tfpolicy.plan.units import Document
-from tfpolicy.plan.webhook import admission_pools, model_capacities, with_hami
+from tfpolicy.plan.webhook_inputs import admission_pools, model_capacities, with_hami
 
 __all__ = [
     "DEFAULT_LADDER",
@@ -33,7 +34,7 @@ __all__ = [
     "Step",
     "StepReport",
     "Summary",
-    "TooManyPods",
+    "TooManyPodsError",
     "admission_pools",
     "model_capacities",
     "parse_ladder",

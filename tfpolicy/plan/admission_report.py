@@ -2,7 +2,8 @@
 
 Pure: documents in, one record per pod template out, with the admitted Pod
 (or the error), the changes, the allocation request and how many of the
-workload's pods the webhook takes over under ``enabled-replicas`` (§2.3).
+workload's pods the webhook takes over under ``enabled-replicas`` (NexusGPU/tensor-fusion
+internal/webhook/v1/pod_counter.go:40).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tfpolicy.admission.parse import workload_name
 from tfpolicy.admission.placeholders import refuse_placeholders
 from tfpolicy.edits import Path
 from tfpolicy.findings import ResourceRef, object_ref
-from tfpolicy.plan.pods import enabled_replicas_cap
+from tfpolicy.plan.unit_pods import enabled_replicas_cap
 from tfpolicy.plan.units import Document, copy_of, template_label, with_copy
 from tfpolicy.records import Record, replace
 from tfpolicy.rewrite.engine import objects
@@ -120,7 +121,8 @@ def _admit_one(doc: Document, obj: Mapping[str, Any], base: Path, view: View, in
 
 
 def namespace_labels(docs: list[Document]) -> dict[str, dict[str, str]]:
-    """Labels of the Namespace objects among ``docs`` (for ``namespaceSelector``, §3.2)."""
+    """Labels of the Namespace objects among ``docs`` (for ``namespaceSelector``:
+    auto_migration.go:94)."""
     found: dict[str, dict[str, str]] = {}
     for doc in docs:
         for _, obj in objects(doc.data):

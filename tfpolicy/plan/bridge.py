@@ -1,9 +1,11 @@
-"""From an admitted pod to what the scheduler places (DESIGN §4: admission feeds the scheduler).
+"""From an admitted pod to what the scheduler places (docs/design.md,
+"Simulating the cluster": admission feeds the scheduler).
 
 Admission and the scheduler both count compute percent in milli-percent,
 so ``12.5`` stays exact. A native GPU pod (not taken over) becomes a
 device-plugin request for its whole-GPU count; a MIG slice counts as a
-whole GPU, as the webhook counts it (reference §2.2). A container that asks
+whole GPU, as the webhook counts it (NexusGPU/tensor-fusion
+internal/webhook/v1/tf_parser.go:427). A container that asks
 HAMi only for a share holds the card HAMi's webhook gives it.
 """
 
@@ -26,7 +28,8 @@ ISOLATION: dict[str, Isolation] = {
 
 
 def tf_request(name: str, workload: str, alloc: AllocationRequest) -> PodRequest:
-    """A TensorFusion pod's request, per GPU, from the webhook's allocation request (§5.1)."""
+    """A TensorFusion pod's request, per GPU, from the webhook's allocation request
+    (NexusGPU/tensor-fusion internal/utils/resource.go:132)."""
     return PodRequest(
         name, alloc.namespace, workload, PodKind.TENSOR_FUSION, alloc.pool or None,
         alloc.gpu_count, alloc.tflops_request, alloc.tflops_limit,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from tfpolicy.plan.records import WorkloadUse
+from tfpolicy.plan.step_reports import WorkloadUse
 from tfpolicy.scheduler import Isolation, Ledger, PodKind
 from tfpolicy.scheduler.ledger import Allocation
 

@@ -1,4 +1,4 @@
-"""The steps of a plan and the policy documents of each step (DESIGN §4 "Plan").
+"""The steps of a plan and the policy documents of each step (docs/plan.md).
 
 A rung is an ``enabledReplicas`` value: an integer or ``"N%"``. The default
 ladder is 1 → 25 % → 50 % → 100 %. Policies whose target is ``takeover`` or

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import object_ref, shown_ref
-from tfpolicy.plan.pods import UnitPods
-from tfpolicy.plan.records import Moved
+from tfpolicy.plan.step_reports import Moved
+from tfpolicy.plan.unit_pods import UnitPods
 from tfpolicy.plan.units import Document, Unit, copy_of, with_copy
 from tfpolicy.rewrite.cohort import SEP, generate_name_of, place
 from tfpolicy.rewrite.engine import PolicySet, objects

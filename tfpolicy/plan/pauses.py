@@ -1,4 +1,4 @@
-"""Argo Rollouts canary `pause` steps, read beside the unit's strategy (DESIGN §4 "Plan").
+"""Argo Rollouts canary `pause` steps, read beside the unit's strategy (docs/plan.md).
 
 A canary's `steps` run in order; at a `pause` step (`pause: {}` waits for a
 promotion, `pause: {duration: …}` for a while) the rollout stops at the

@@ -1,4 +1,4 @@
-"""The plan's loop: place today's pods, then roll each step on the same ledger (DESIGN §4).
+"""The plan's loop: place today's pods, then roll each step on the same ledger (docs/plan.md).
 
 One ledger is carried from the start through every step, so a step starts
 from exactly what the previous one left. A workload rolls in a step only
@@ -19,8 +19,7 @@ from tfpolicy.plan.by_workload import workload_uses
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
 from tfpolicy.plan.moved import moved_workloads
 from tfpolicy.plan.pauses import pause_warning, with_pause
-from tfpolicy.plan.pods import UnitPods, unit_pods
-from tfpolicy.plan.records import Misfit, Plan, PodCounts, Status, StepReport
+from tfpolicy.plan.step_reports import Misfit, Plan, PodCounts, Status, StepReport
 from tfpolicy.plan.summary import (
     failure_misfit,
     gpu_map,
@@ -31,8 +30,9 @@ from tfpolicy.plan.summary import (
 )
 from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
 from tfpolicy.plan.twice import refuse_twice
+from tfpolicy.plan.unit_pods import UnitPods, unit_pods
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
-from tfpolicy.plan.webhook import with_hami
+from tfpolicy.plan.webhook_inputs import with_hami
 from tfpolicy.records import Record, field, replace
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.scheduler import (
@@ -135,11 +135,11 @@ def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput,
     for unit in found:
         total += unit.replicas
         if total > MAX_PODS:
-            raise TooManyPods(unit, docs[unit.doc])
+            raise TooManyPodsError(unit, docs[unit.doc])
     return found
 
 
-class TooManyPods(TfpolicyError):
+class TooManyPodsError(TfpolicyError):
     """More GPU pods than the plan simulates; the command locates it at ``replicas``."""
 
     def __init__(self, unit: Unit, document: Document) -> None:

@@ -2,7 +2,7 @@
 
 A GPU is in use when the device plugin holds it or TensorFusion committed
 anything on it (``report.user_of``); a node is in use when any of its GPUs
-is. Costs come from the inventory (the GPU tables of reference §6/§10, or
+is. Costs come from the inventory (the GPU tables of ``tfpolicy.gpus.table``, or
 the inventory's own ``costPerHour``), in micro-USD per hour.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import NOT_MIGRATED_RULES, not_migrated
-from tfpolicy.plan.records import Misfit, StepReport, Summary
+from tfpolicy.plan.step_reports import Misfit, StepReport, Summary
 from tfpolicy.plan.units import Document
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import DocResult, PolicySet, gpu_requests, objects

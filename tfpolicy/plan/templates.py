@@ -1,4 +1,4 @@
-"""Each step's pod templates, made by the engine itself (DESIGN §1, §4 "Plan").
+"""Each step's pod templates, made by the engine itself (docs/plan.md).
 
 The step's policy documents go through ``plan_document`` — the same call
 ``apply`` and ``fix`` make for every document — and its edits are applied

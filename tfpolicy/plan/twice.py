@@ -31,14 +31,14 @@ class Place(Record):
 Where = Callable[[Place], str]  # how a place is shown: ``file:line`` once the file is read
 
 
-class DefinedTwice(TfpolicyError):
+class DefinedTwiceError(TfpolicyError):
     """The command shows both places at their lines (``shown``); unlocated, by document."""
 
     def __init__(self, owner: str, first: Place, second: Place) -> None:
         super().__init__(_message(owner, str(first), f"at {second}"))
         self.owner, self.first, self.second = owner, first, second
 
-    def shown(self, where: Where) -> DefinedTwice:
+    def shown(self, where: Where) -> DefinedTwiceError:
         """The same error as the command reports it at the second place: the first as
         ``where`` shows it (``file:line``)."""
         self.message = _message(self.owner, where(self.first), "here")
@@ -53,7 +53,7 @@ def _message(owner: str, first: str, second: str) -> str:
 
 
 def refuse_twice(docs: list[Document], units: list[Unit]) -> None:
-    """Raise :class:`DefinedTwice` for the first object whose kind, namespace and name an
+    """Raise :class:`DefinedTwiceError` for the first object whose kind, namespace and name an
     earlier object of the input already has."""
     first: dict[tuple[str, str, str], Place] = {}
     for unit in units:
@@ -63,4 +63,4 @@ def refuse_twice(docs: list[Document], units: list[Unit]) -> None:
         place = Place(doc.file, doc.index, (*unit.base, "metadata", "name"))
         seen = first.setdefault((unit.kind, unit.namespace, unit.name), place)
         if (seen.file, seen.index, seen.path) != (place.file, place.index, place.path):
-            raise DefinedTwice(f"{unit.kind}/{unit.namespace}/{unit.name}", seen, place)
+            raise DefinedTwiceError(f"{unit.kind}/{unit.namespace}/{unit.name}", seen, place)

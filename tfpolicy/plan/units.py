@@ -1,4 +1,4 @@
-"""The GPU workloads of the manifests, one unit per pod shape (DESIGN §1 "Pod templates").
+"""The GPU workloads of the manifests, one unit per pod shape (docs/kinds.md).
 
 A unit knows its owner (kind, namespace, name), where its template sits in
 its document, how many pods it runs and how its controller rolls them

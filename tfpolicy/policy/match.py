@@ -1,4 +1,5 @@
-"""Which policy owns a pod template (DESIGN §2, STYLE §5).
+"""Which policy owns a pod template (docs/policy.md: AND across fields, OR
+within a list, exclude wins).
 
 AND across fields, OR inside a list; names and namespaces take shell
 globs; ``exclude`` has the same shape and wins; the first policy whose match

@@ -1,4 +1,4 @@
-"""Migration policies as frozen records, built from schema-valid data (DESIGN §2)."""
+"""Migration policies as frozen records, built from schema-valid data (docs/policy.md)."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def _merge(base: Resources | None, override: Resources) -> Resources:
     return Resources(tflops, percent, override.vram or base.vram)
 
 
-class PolicyInvalid(TfpolicyError):
+class PolicyInvalidError(TfpolicyError):
     """A policy file failed its schema; every violation is a finding."""
 
     def __init__(self, findings: list[Finding]) -> None:

@@ -9,9 +9,22 @@ git (:mod:`tfpolicy.promote.git`). See docs/promote.md.
 
 from __future__ import annotations
 
-from tfpolicy.promote.decide import Decision, Evidence, Outcome, decide
-from tfpolicy.promote.rungs import LADDER, ROLLBACK, TARGET, Position, Refused, position
+from tfpolicy.promote.rungs import LADDER, ROLLBACK, TARGET, Position, RefusedError, position
 from tfpolicy.promote.soak import parse_duration, parse_time, unsoaked
+from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
 
-__all__ = ["LADDER", "ROLLBACK", "TARGET", "Decision", "Evidence", "Outcome", "Position", "Refused",
-           "decide", "parse_duration", "parse_time", "position", "unsoaked"]
+__all__ = [
+           "LADDER",
+           "ROLLBACK",
+           "TARGET",
+           "Decision",
+           "Evidence",
+           "Outcome",
+           "Position",
+           "RefusedError",
+           "parse_duration",
+           "parse_time",
+           "position",
+           "promotion_verdict",
+           "unsoaked",
+]

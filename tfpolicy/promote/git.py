@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.promote.rungs import Refused
+from tfpolicy.promote.rungs import RefusedError
 
 _SECONDS = 60
 _LISTED = 5  # dirty entries named in the refusal
@@ -18,7 +18,7 @@ def top(folder: Path) -> Path:
     """The repository's top folder (the work tree ``folder`` is in); none is refused."""
     done = _run(folder, "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
-        raise Refused(f"{folder} is not inside a git repository")
+        raise RefusedError(f"{folder} is not inside a git repository")
     return Path(done.stdout.decode("utf-8", "replace").strip())
 
 
@@ -28,7 +28,7 @@ def refuse_dirty(root: Path) -> None:
     if lines:
         named = ", ".join(line[3:] for line in lines[:_LISTED])
         more = f" and {len(lines) - _LISTED} more" if len(lines) > _LISTED else ""
-        raise Refused(f"the working tree has changes not committed ({named}{more}): commit "
+        raise RefusedError(f"the working tree has changes not committed ({named}{more}): commit "
                       "or discard them first")
 
 

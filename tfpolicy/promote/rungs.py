@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.records import Record
 
 LADDER = ("takeover-1", "takeover-25", "takeover-50", "takeover")
@@ -30,8 +31,16 @@ ROLLBACK = "rollback"  # what undoes step 01: every pod back to the device plugi
 _CLIMBING = ("takeover", "rightsize")
 
 
-class Refused(Exception):
-    """The repository is not in a state to promote from: nothing is changed (exit 4)."""
+class RefusedError(TfpolicyError):
+    """The repository is not in a state to promote from: nothing is changed (exit 4),
+    said as ``promote: refused: …``."""
+
+    exit_code = ExitCode.REFUSED
+    speaker = "promote"
+    verdict = "refused"
+
+    def __str__(self) -> str:
+        return self.message  # as written: never located, never folded
 
 
 class Position(Record):
@@ -61,10 +70,10 @@ def position(refs: Sequence[str]) -> Position:
     """The rung among the configuration's policies; none or several is refused."""
     found = [(i, LADDER.index(ref) + 1) for i, ref in enumerate(refs) if ref in LADDER]
     if not found:
-        raise Refused("the configuration names no rung of the takeover ladder "
+        raise RefusedError("the configuration names no rung of the takeover ladder "
                       f"({', '.join(LADDER)}); its policies: {', '.join(refs) or 'none'}")
     if len(found) > 1:
-        raise Refused("the configuration names several rungs ("
+        raise RefusedError("the configuration names several rungs ("
                       f"{', '.join(refs[i] for i, _ in found)}): name one")
     return Position(*found[0])
 

@@ -3,7 +3,7 @@
 For each pod template: is it a GPU workload, has it opted out, which policy
 owns it; then undo what tfpolicy wrote before, compute the stage's target
 from that original, and diff. So ``apply(apply(x)) == apply(x)`` and
-``rollback(stage(x)) == x`` by construction (DESIGN §1).
+``rollback(stage(x)) == x`` by construction (docs/design.md, "The stages").
 """
 
 from __future__ import annotations
@@ -160,7 +160,8 @@ def gpu_requests(obj: Mapping[str, Any], policies: PolicySet
 def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
                 policies: PolicySet, ctx: DocContext, out: DocResult) -> None:
     """Every GPU request the walk of :mod:`tfpolicy.workloads.finder` finds under no pod
-    template handled above: reported where it is, with why (DESIGN §4a)."""
+    template handled above: reported where it is, with why (docs/kinds.md, "No GPU
+    request passes in silence")."""
     requests, configured = gpu_requests(obj, policies)
     if not requests:
         return
@@ -280,7 +281,7 @@ def _real_capture(view: View, capture: Capture) -> Capture:
 
 def _keep_empty_maps(target: Any, edits: list[Edit], base: Path) -> list[Edit]:
     """A map the target leaves empty is set to ``{}`` in one edit rather than emptied key by
-    key, which a block mapping's text would turn into null (issue 8 §5)."""
+    key, which a block mapping's text would turn into null."""
     emptied = list(dict.fromkeys(e.path[:-1] for e in edits if e.op is Op.REMOVE
                                  and _get(target, e.path[len(base):-1]) == {}))
     kept = [e for e in edits if not any(e.path[:len(p)] == p for p in emptied)]

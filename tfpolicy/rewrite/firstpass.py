@@ -14,7 +14,7 @@ from tfpolicy.edits import Path
 from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.cohort import members, place
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
-from tfpolicy.rewrite.screen import parsed
+from tfpolicy.rewrite.triage import parsed
 from tfpolicy.stages.canary import Member
 
 Batch = list[tuple[str, yamlio.Piece]]

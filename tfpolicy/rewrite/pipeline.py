@@ -2,7 +2,7 @@
 
 Only documents that mention a GPU resource name (or tfpolicy's own record)
 are parsed into data; the rest are kept as their original text, checked
-(:mod:`tfpolicy.rewrite.screen`).
+(:mod:`tfpolicy.rewrite.triage`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import partial
 from tfpolicy import yamlio
 from tfpolicy.findings import Finding
 from tfpolicy.records import Record, replace
-from tfpolicy.rewrite import firstpass, parallel, screen
+from tfpolicy.rewrite import firstpass, parallel, triage
 from tfpolicy.rewrite.engine import (
     Change,
     DocContext,
@@ -23,8 +23,8 @@ from tfpolicy.rewrite.engine import (
     canary_scope,
     plan_document,
 )
-from tfpolicy.rewrite.screen import MAX_DOCUMENT_CHARS as MAX_DOCUMENT_CHARS
-from tfpolicy.rewrite.screen import Markers as Markers
+from tfpolicy.rewrite.triage import MAX_DOCUMENT_CHARS as MAX_DOCUMENT_CHARS
+from tfpolicy.rewrite.triage import Markers as Markers
 from tfpolicy.yamlio.restore import Capturer
 
 PIECE_BYTES = 1 << 18  # of a stream, handed to one worker process at a time
@@ -54,8 +54,8 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
     """Apply ``policies`` to every document of one file's text.
 
     Documents are taken one at a time and only the changed ones are kept, with
-    slices of ``text`` between them: a file of a million tiny documents held
-    every document and its outcome at once (410 MB for 9 MB).
+    slices of ``text`` between them: else a file of a million tiny documents
+    holds every document and its outcome at once (docs/speed.md).
     """
     if policies.cohort is None:
         policies = firstpass.over_documents(policies, [(file, yamlio.iter_documents([text]))],
@@ -90,9 +90,9 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
         docs = list(docs)
         policies = firstpass.over_documents(policies, [(file, docs)], options.namespace)
     index = 0
-    for raw, parsed in screen.parsed(docs, policies.markers(), file):
+    for raw, parsed in triage.parsed(docs, policies.markers(), file):
         if parsed is None or parsed.node is None:
-            counted = parsed is None and screen.FIRST_CONTENT.search(raw.text) is not None
+            counted = parsed is None and triage.FIRST_CONTENT.search(raw.text) is not None
             yield DocOutcome(raw.text, False, [], [], counted)
             index += counted
             continue

@@ -1,4 +1,5 @@
-"""Reference scheduler: replays a migration against a GPU inventory (DESIGN §4).
+"""Reference scheduler: replays a migration against a GPU inventory (docs/design.md,
+"Simulating the cluster").
 
 Knows nothing of YAML and imports nothing else from tfpolicy. Units are
 integers: milli-TFLOPS, MiB, milli-percent, micro-USD per hour.

@@ -11,7 +11,8 @@ from tfpolicy.scheduler.model import PodRequest
 
 
 class Choice(Record):
-    """Where a pod goes: one node, its GPUs in the order the pod gets them (§5.4)."""
+    """Where a pod goes: one node, its GPUs in the order the pod gets them
+    (NexusGPU/tensor-fusion internal/scheduler/gpuresources/gpuresources.go:638)."""
 
     node: str
     gpus: tuple[str, ...]

@@ -1,8 +1,9 @@
 """Why a pod does not fit: a FitError-like count of reasons per node and per GPU.
 
 A node is charged to the filter that removed its last candidate GPU (the
-chain runs in §5.2 order, so that is the latest stage any of its GPUs
-reached); a node left with some but fewer than `gpu-count` GPUs is charged to
+chain runs in the allocator's order, NexusGPU/tensor-fusion
+internal/gpuallocator/gpuallocator.go:637-697, so that is the latest stage
+any of its GPUs reached); a node left with some but fewer than `gpu-count` GPUs is charged to
 the same-node filter. Reasons are sorted by count, then text, so the message
 is deterministic: ``0/16 nodes are available: 12 insufficient VRAM, 4 GPU
 model mismatch.``

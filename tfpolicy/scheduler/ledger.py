@@ -1,7 +1,9 @@
-"""The ledger: per-GPU limiter accounting, the one mutable state (§5.4).
+"""The ledger: per-GPU limiter accounting, the one mutable state (the allocator's
+Commit, NexusGPU/tensor-fusion internal/gpuallocator/gpuallocator.go:1311).
 
 `available` is capacity minus committed *requests*; limits are summed for the
-oversubscription report and never block anything (§5.2 last line). Shared
+oversubscription report and never block anything (filter/resource_filter.go:24
+filters requests only). Shared
 pods take a completely idle GPU and leave it at 0/0; releasing one restores
 the capacity. Device-plugin pods hold whole GPUs outside TensorFusion's
 accounting (its `available` does not move); the allocator treats such a GPU
@@ -51,7 +53,7 @@ class GpuState:
         self.limit_vram = gpu.external_vram
         self.tf_pods: set[PodKey] = set()
         self.dp_pod: PodKey | None = None
-        self.active: Isolation | None = gpu.active_isolation  # Dynamic policy lock (§1.5)
+        self.active: Isolation | None = gpu.active_isolation  # Dynamic lock: gpuallocator.go:541
         self.refresh()
 
     def refresh(self) -> None:
@@ -62,7 +64,8 @@ class GpuState:
 
     @property
     def idle(self) -> bool:
-        """Nothing committed: what shared and device-plugin pods need (§5.2 step 4)."""
+        """Nothing committed: what shared and device-plugin pods need
+        (internal/gpuallocator/filter/shared_whole_gpu_filter.go:19)."""
         g = self.gpu
         return self.avail_tflops == g.tflops and self.avail_vram == g.vram
 
@@ -145,7 +148,8 @@ class Ledger:
         return self._versions[node]
 
     def workers(self, node: str) -> int:
-        """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them, §5.2 step 5)."""
+        """TensorFusion pods on ``node`` (`maxWorkerPerNode` counts them,
+        gpuallocator.go:1277)."""
         return self._workers[node]
 
     def workers_full(self, node: str, pool: Pool) -> bool:
@@ -174,7 +178,8 @@ class Ledger:
         return tuple(self._allocations[k] for k in sorted(self._allocations))
 
     def reserve(self, pod: PodRequest, gpus: Sequence[str]) -> Allocation:
-        """Commit ``pod`` on ``gpus`` (§5.4 Commit); raise LedgerError if it cannot."""
+        """Commit ``pod`` on ``gpus`` (gpuallocator.go:1311 Commit); raise LedgerError if it
+        cannot."""
         key = pod.key
         states = self._check(pod, key, gpus)
         amounts = [shares(pod, s.gpu) for s in states]
@@ -190,7 +195,8 @@ class Ledger:
         return alloc
 
     def release(self, key: PodKey) -> Allocation | None:
-        """Give back what ``key`` holds (§5.4 Release); None when it holds nothing."""
+        """Give back what ``key`` holds (gpuallocator.go:1730 Dealloc); None when it holds
+        nothing."""
         alloc = self._allocations.pop(key, None)
         if alloc is None:
             return None
@@ -243,7 +249,7 @@ def _commit(pod: PodRequest, state: GpuState, key: PodKey,
         state.active = pod.isolation
     state.tf_pods.add(key)
     if pod.isolation is Isolation.SHARED:
-        state.avail_tflops, state.avail_vram = 0, 0  # count-only, whole card (§1.5)
+        state.avail_tflops, state.avail_vram = 0, 0  # count-only, whole card (shared)
     else:
         state.avail_tflops -= tflops
         state.avail_vram -= vram

@@ -1,10 +1,11 @@
 """Scheduler records: the inventory (pools, nodes, GPUs) and pod requests.
 
-Integer units everywhere (reference/tensor-fusion.md §5.4 keeps Quantities,
-we keep exact integers so scores and sums never drift):
+Integer units everywhere (upstream keeps Quantities, NexusGPU/tensor-fusion
+api/v1/gpu_types.go:35; we keep exact integers so scores and sums never drift):
 
 * TFLOPS in milli-TFLOPS (``312 TFLOPS`` → ``312000``);
-* VRAM in MiB (``GPU.status.capacity.vram`` is written as ``<MiB>Mi``, §4);
+* VRAM in MiB (``GPU.status.capacity.vram`` is written as ``<MiB>Mi``,
+  pkg/hypervisor/backend/kubernetes/kubernetes_backend.go:352);
 * compute percent in milli-percent (``"25"`` → ``25000``, ``"12.5"`` → ``12500``);
 * cost in micro-USD per hour (``$1.89/h`` → ``1890000``).
 """
@@ -15,11 +16,11 @@ from enum import Enum, IntEnum
 
 from tfpolicy.records import Record
 
-DEFAULT_MAX_WORKERS_PER_NODE = 256  # Helm schedulerConfig `maxWorkerPerNode` (§5)
+DEFAULT_MAX_WORKERS_PER_NODE = 256  # Helm `maxWorkerPerNode`, values.yaml:937
 
 
 class Isolation(IntEnum):
-    """`tensor-fusion.ai/isolation` (§1.5).
+    """`tensor-fusion.ai/isolation` (NexusGPU/tensor-fusion api/v1/workloadprofile_types.go:151).
 
     `partitioned` is never placed: the Dynamic policy rejects it outright
     (`gpuallocator.go:642-644`), and partition templates are not simulated.
@@ -32,7 +33,8 @@ class Isolation(IntEnum):
 
 
 class Placement(Enum):
-    """`SchedulingConfigTemplate.spec.placement.mode` (§4, scoring §5.3)."""
+    """`SchedulingConfigTemplate.spec.placement.mode` (api/v1/schedulingconfigtemplate_types.go:68;
+    scoring: internal/gpuallocator/strategy_default.go:88)."""
 
     NODE_COMPACT_GPU_LOW_LOAD = "NodeCompactGPULowLoad"
     COMPACT_FIRST = "CompactFirst"
@@ -40,7 +42,7 @@ class Placement(Enum):
 
 
 class IsolationPolicy(Enum):
-    """Isolation policy (§1.5): the scheduler's, and what a GPU advertises.
+    """Isolation policy (api/v1/gpu_types.go:48): the scheduler's, and what a GPU advertises.
 
     Upstream it is scheduler-wide (Helm `controller.isolationModePolicy`, default
     `dynamic`, `values.yaml:33`; `gpuallocator.go:333-352`); the node hypervisor
@@ -52,7 +54,8 @@ class IsolationPolicy(Enum):
 
 
 class Phase(Enum):
-    """`GPU.status.phase` (§4); only Running GPUs are schedulable (§5.2 step 3)."""
+    """`GPU.status.phase` (api/v1/gpu_types.go:241); only Running GPUs are schedulable
+    (internal/gpuallocator/gpuallocator.go:369)."""
 
     PENDING = "Pending"
     PROVISIONING = "Provisioning"
@@ -69,7 +72,7 @@ class PodKind(Enum):
     DEVICE_PLUGIN = "device-plugin"
 
 
-USED_BY_TENSOR_FUSION = "tensor-fusion"  # `GPU.status.usedBy` values (§4)
+USED_BY_TENSOR_FUSION = "tensor-fusion"  # `GPU.status.usedBy`: gpu_types.go:161
 USED_BY_DEVICE_PLUGIN = "nvidia-device-plugin"
 
 
@@ -77,7 +80,7 @@ class SchedulerSettings(Record):
     """What the operator's configuration changes in scheduling; defaults = Helm chart.
 
     * ``isolation_policy``: Helm `controller.isolationModePolicy: dynamic`
-      (`values.yaml:33`, reference §9.13);
+      (`charts/tensor-fusion/values.yaml:33`);
     * ``progressive_migration``: Helm `controller.nvidiaOperatorProgressiveMigration:
       false` (`values.yaml:28`); when on, device-plugin pods go through the
       TensorFusion scheduler, which keeps them to GPU nodes with no TensorFusion
@@ -102,7 +105,8 @@ class GPU(Record):
     """One `GPU` object. ``pool`` is None for GPUs outside every pool.
 
     ``used_by`` is the static `status.usedBy`; a non-TensorFusion value keeps the
-    TensorFusion allocator away (§5.2 step 3) but not device-plugin pods.
+    TensorFusion allocator away (internal/gpuallocator/filter/phase_filter.go:31) but
+    not device-plugin pods.
     ``external_*`` are requests already committed by allocations outside the
     simulation (`capacity − available` in a live inventory).
     ``isolation_conflict`` is `status.dynamicIsolationConflict`: under the
@@ -137,7 +141,8 @@ class GPU(Record):
 
 
 class Node(Record):
-    """A GPU node; RAM and disk feed the pool's VRAM host expansion (§4 oversell)."""
+    """A GPU node; RAM and disk feed the pool's VRAM host expansion
+    (internal/gpuallocator/node_capacity.go:185-192)."""
 
     name: str
     gpus: tuple[str, ...]
@@ -150,7 +155,7 @@ class Pool(Record):
     """A `GPUPool` with the settings the allocator and the reports need.
 
     ``tflops_oversell`` is a percentage (500 = ×5); None means the pool has no
-    oversubscription config, so virtual capacity = physical (§4).
+    oversubscription config, so virtual capacity = physical (api/v1/gpupool_types.go:61).
     ``isolation_policy`` is what the pool's GPUs advertise; None (the usual
     case) means the scheduler's own, as a hypervisor of the same release does.
     """
@@ -201,7 +206,7 @@ PodKey = tuple[str, str]  # (namespace, name)
 
 
 class PodRequest(Record):
-    """What one pod asks the allocator for, per GPU (§5.1).
+    """What one pod asks the allocator for, per GPU (internal/utils/resource.go:132).
 
     A TensorFusion pod gives TFLOPS or compute percent (TFLOPS wins, as the
     webhook clears the percent), VRAM, isolation, count. A device-plugin pod

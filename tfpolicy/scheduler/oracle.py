@@ -1,7 +1,8 @@
 """The slow, obviously correct allocator: score every node, keep the best.
 
 It is the specification the fast allocator is tested against (tests/scheduler).
-Best node = highest node score (§5.3), ties by node name; device-plugin pods
+Best node = highest node score (NexusGPU/tensor-fusion
+internal/gpuallocator/gpuallocator.go:2108), ties by node name; device-plugin pods
 take the node with the fewest free matching whole GPUs that still fits them
 (most allocated first, as kube-scheduler's bin-packing scores), ties by name.
 """

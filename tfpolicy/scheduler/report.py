@@ -1,11 +1,13 @@
 """What a plan reports from a ledger: who uses which GPUs, pool totals, limit oversubscription.
 
-Oversubscription follows the GPUNode/GPUPool virtual capacity math (§4):
+Oversubscription follows the GPUNode/GPUPool virtual capacity math (NexusGPU/tensor-fusion
+internal/gpuallocator/node_capacity.go:185-192):
 TFLOPS limits against capacity × `tflopsOversellRatio` / 100; VRAM limits
 against VRAM + host expansion (`int(disk × vramExpandToHostDisk / 100) +
 int(ram × vramExpandToHostMem / 100)` per node; per GPU, the node's expansion
 split evenly over its GPUs of the pool). A pool without an oversubscription
-config has virtual = physical. Limits never block placement (§5.2); this is
+config has virtual = physical. Limits never block placement (only requests are
+filtered: internal/gpuallocator/filter/resource_filter.go:24); this is
 a report only.
 """
 

@@ -1,4 +1,6 @@
-"""The allocator's filters and scores for one node (§5.2–5.4), shared by every allocator.
+"""The allocator's filters and scores for one node, shared by every allocator
+(NexusGPU/tensor-fusion internal/gpuallocator/gpuallocator.go:637 ``Filter``, 2108
+``Score``).
 
 Both the fast allocator and the oracle decide *per node* with these functions;
 they differ only in how they find the best node.
@@ -23,7 +25,8 @@ from tfpolicy.scheduler.scoring import tflops_for_percent
 
 
 class Reason(IntEnum):
-    """Why a GPU or node is filtered out, in the order of the filter chain (§5.2)."""
+    """Why a GPU or node is filtered out, in the order of the filter chain
+    (internal/gpuallocator/gpuallocator.go:637-697)."""
 
     NOT_IN_POOL = 0
     ISOLATION_CONFLICT = 1
@@ -72,7 +75,8 @@ REASON_TEXT: dict[Reason, str] = {
 
 
 def resolve_pool(ledger: Ledger, pod: PodRequest) -> Pool | None:
-    """The pod's pool, or the inventory's default pool (§1.2 `gpupool`)."""
+    """The pod's pool, or the inventory's default pool
+    (internal/webhook/v1/tf_parser.go:619)."""
     name = pod.pool or ledger.inventory.default_pool
     return ledger.pools.get(name) if name else None
 
@@ -81,7 +85,7 @@ _DYNAMIC = IsolationPolicy.DYNAMIC
 
 
 def isolation_ok(policy: IsolationPolicy, state: GpuState, isolation: Isolation) -> bool:
-    """The isolation-policy pre-filter (§5.2 step 2; `isGPUIsolationCompatible`,
+    """The isolation-policy pre-filter (`isGPUIsolationCompatible`,
     `gpuallocator.go:713-735`) under the scheduler's ``policy``: the GPU must
     advertise the same policy (`GpuState.eligible`); Dynamic locks a GPU to its
     first pod's mode. Hot: called for every GPU of every rescored node."""
@@ -100,7 +104,7 @@ def pod_reason(ledger: Ledger, pod: PodRequest) -> Reason | None:
         return None
     if ledger.settings.isolation_policy is IsolationPolicy.DYNAMIC:
         return Reason.PARTITIONED_DYNAMIC  # `gpuallocator.go:642-644`
-    return Reason.PARTITIONED_NOT_SIMULATED  # partition templates (§5.5) are not modelled
+    return Reason.PARTITIONED_NOT_SIMULATED  # partition templates are not modelled
 
 
 def native_node_reason(ledger: Ledger, node: str) -> Reason | None:
@@ -114,7 +118,8 @@ def native_node_reason(ledger: Ledger, node: str) -> Reason | None:
 
 def gpu_reason(pool: Pool, state: GpuState, pod: PodRequest,
                policy: IsolationPolicy) -> Reason | None:
-    """First GPU filter (§5.2 steps 2–4) that drops ``state`` for ``pod``, or None."""
+    """First GPU filter (internal/gpuallocator/gpuallocator.go:645-669) that drops
+    ``state`` for ``pod``, or None."""
     gpu = state.gpu
     if gpu.pool != pool.name:
         return Reason.NOT_IN_POOL
@@ -160,7 +165,8 @@ def _identity_reason(state: GpuState, pod: PodRequest) -> Reason | None:
 
 
 def node_score(ledger: Ledger, node: str, pool: Pool, isolation: Isolation) -> int:
-    """The plugin's node score (§11 row 10; `GPUFit.Score`, `gpuresources.go:595-632`).
+    """The plugin's node score (`GPUFit.Score`,
+    internal/scheduler/gpuresources/gpuresources.go:595-632).
 
     Integer mean of node-level GPU scores over the matching GPUs plus every
     isolation-compatible GPU of the node, whatever its pool (PreFilter,
@@ -179,7 +185,8 @@ def node_score(ledger: Ledger, node: str, pool: Pool, isolation: Isolation) -> i
 
 
 def pick_gpus(ledger: Ledger, node: str, pool: Pool, pod: PodRequest) -> tuple[str, ...] | None:
-    """The GPUs ``pod`` gets on ``node`` (§5.4), or None when the node is filtered out.
+    """The GPUs ``pod`` gets on ``node`` (``GPUFit.Reserve``, gpuresources.go:638), or None
+    when the node is filtered out.
 
     Valid GPUs sorted by GPU-within-node score (descending), then name.
     """

@@ -1,4 +1,5 @@
-"""Integer arithmetic shared by the ledger and the allocators (§5.2–5.3)."""
+"""Integer arithmetic shared by the ledger and the allocators (NexusGPU/tensor-fusion
+internal/gpuallocator/filter/resource_filter.go:36, gpuallocator.go:3466)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ TFLOPS_WEIGHT = 300  # thousandths: Helm `tflopsWeight: 0.3` (`values.yaml:939`)
 def tflops_for_percent(percent: int, capacity: int) -> int:
     """Milli-TFLOPS for a compute percent (milli-percent) of ``capacity`` (milli-TFLOPS).
 
-    Upstream converts with `int64(percent × capacity / 100)` (§5.2 ResourceFilter,
-    §9 item 12): truncated to whole TFLOPS, so 25 % of 149.7 is 37, not 37.425.
+    Upstream converts with `int64(percent × capacity / 100)` (ResourceFilter,
+    filter/resource_filter.go:36): truncated to whole TFLOPS, so 25 % of 149.7 is 37, not 37.425.
     """
     return percent * capacity // 10**8 * 1000
 
 
 def gpu_score(avail_tflops: int, cap_tflops: int, avail_vram: int, cap_vram: int,
               used: bool, weights: tuple[int, int] = (VRAM_WEIGHT, TFLOPS_WEIGHT)) -> int:
-    """`clamp(round(vram% × wv + tflops% × wt), 0, 100)` (§5.3, `normalizeScore`,
+    """`clamp(round(vram% × wv + tflops% × wt), 0, 100)` (`normalizeScore`,
     `gpuallocator.go:3466-3475`), computed exactly; ``weights`` in thousandths.
 
     ``used`` picks used% (= 100 − avail%) for each term instead of avail%.

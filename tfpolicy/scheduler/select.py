@@ -1,4 +1,5 @@
-"""Upstream's other placement path: `Filter` then `SelectGPUs` (§11 row 10).
+"""Upstream's other placement path: `Filter` then `SelectGPUs` (NexusGPU/tensor-fusion
+internal/gpuallocator/strategy_default.go:83).
 
 The scheduler plugin ranks nodes by the *mean* GPU score (`rules.node_score`);
 the allocator's own `Alloc` and the defragmenter instead call the strategy's
@@ -18,7 +19,7 @@ from tfpolicy.scheduler.rules import gpu_reason, pod_reason, resolve_pool
 
 
 def candidates(ledger: Ledger, pod: PodRequest) -> dict[str, list[GpuState]]:
-    """GPUs left by the filter chain (§5.2 steps 1–5), per node, in name order."""
+    """GPUs left by the filter chain (gpuallocator.go:637-697), per node, in name order."""
     pool = resolve_pool(ledger, pod)
     if pool is None or pod_reason(ledger, pod) is not None:
         return {}

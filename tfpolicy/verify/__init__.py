@@ -1,9 +1,10 @@
-"""``tfpolicy verify``'s core: the live cluster against one step of the plan (issue 15).
+"""``tfpolicy verify``'s core: the live cluster against one step of the plan
+(docs/verify.md).
 
 Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 :class:`Report` out, with a verdict per workload, per GPU and for the step
 (ready / wait / stop). Entry points: :func:`verify`, :func:`snapshot_of`;
-:mod:`tfpolicy.verify.render` prints a report as text or JSON.
+:mod:`tfpolicy.verify.report_render` prints a report as text or JSON.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.plan import PlanInput, Step
+from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
-from tfpolicy.verify.gpus import check_gpus
-from tfpolicy.verify.records import (
+from tfpolicy.verify.gpu_verdicts import check_gpus
+from tfpolicy.verify.verdicts import (
     GpuResult,
     Origin,
     Problem,
@@ -23,7 +25,6 @@ from tfpolicy.verify.records import (
     Verdict,
     WorkloadResult,
 )
-from tfpolicy.verify.snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.workloads import check_workloads
 
 __all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Snapshot", "StepPlan",

@@ -2,7 +2,8 @@
 
 The scheduler's FitError only says that no GPU passed the filters; the
 snapshot's GPUs say which resource ran short (the ResourceFilter compares
-``available`` with the per-GPU request, reference §5.2 step 4).
+``available`` with the per-GPU request: NexusGPU/tensor-fusion
+internal/gpuallocator/filter/resource_filter.go:24).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from tfpolicy.records import replace
 from tfpolicy.scheduler import Isolation, PodRequest
-from tfpolicy.verify.records import GpuResult, Problem, Verdict, WorkloadResult
+from tfpolicy.verify.verdicts import GpuResult, Problem, Verdict, WorkloadResult
 
 _GPUPOOL_LABEL = "tensor-fusion.ai/gpupool"
 
@@ -85,7 +86,7 @@ def _freest(request: PodRequest, best: GpuResult) -> str:
 def _partitioned(result: WorkloadResult, request: PodRequest, pools: Mapping[str, str],
                  dynamic: frozenset[str]) -> WorkloadResult:
     """The allocator refuses partitioned pods on a GPU under the Dynamic isolation policy
-    (`internal/gpuallocator/gpuallocator.go:642-644`, reference §5.2 step 2)."""
+    (NexusGPU/tensor-fusion internal/gpuallocator/gpuallocator.go:642-644)."""
     mine = [g for g, pool in pools.items() if request.pool in (None, pool)]
     if not mine or not all(g in dynamic for g in mine):
         return result
@@ -104,7 +105,8 @@ def dynamic_gpus(gpus: tuple[Mapping[str, Any], ...]) -> frozenset[str]:
 
 def gpu_pools(gpus: tuple[Mapping[str, Any], ...]) -> dict[str, str]:
     """GPU name → pool, for the GPUs the allocator may use: Running and not held by another
-    system such as the device plugin (§5.2 step 3)."""
+    system such as the device plugin (NexusGPU/tensor-fusion
+    internal/gpuallocator/filter/phase_filter.go:31)."""
     found = {}
     for gpu in gpus:
         status = gpu.get("status") or {}

@@ -1,4 +1,4 @@
-"""What one plan step should leave in the cluster, per workload (DESIGN §4 "Plan").
+"""What one plan step should leave in the cluster, per workload (docs/verify.md).
 
 The step's templates come from the plan's own pieces (the step's policy
 documents through the engine, then the webhook simulation), so ``verify``
@@ -24,9 +24,9 @@ from tfpolicy.plan import (
     with_hami,
 )
 from tfpolicy.plan.ladder import policy_set
-from tfpolicy.plan.pods import unit_pods
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import input_cohort, step_templates
+from tfpolicy.plan.unit_pods import unit_pods
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.edits import Path, get_path
-from tfpolicy.verify.snapshot import controller_of, meta
+from tfpolicy.verify.cluster_snapshot import controller_of, meta
 
 REPLICA_TYPE = "training.kubeflow.org/replica-type"
 JOB_ROLE = "training.kubeflow.org/job-role"

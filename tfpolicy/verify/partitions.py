@@ -1,14 +1,15 @@
 """Partitioned isolation on the GPU ledger: hardware partitions (MIG) and what they take.
 
-A ``partitioned`` pod gets one partition of a template per GPU (reference
-§1.5, §5.4): the allocator's ``bindPartition`` takes the template's share
+A ``partitioned`` pod gets one partition of a template per GPU: the
+allocator's ``bindPartition`` (NexusGPU/tensor-fusion
+internal/gpuallocator/gpuallocator.go:3251) takes the template's share
 from ``GPU.status.available`` (TFLOPS ``%.2f`` of computePercent × capacity
 / 100, VRAM ``memoryGigabytes`` Gi; ``internal/gpuallocator/
-partitioned_scheduling.go`` ``CalculatePartitionResourceUsage``) and
+partitioned_scheduling.go:202`` ``CalculatePartitionResourceUsage``) and
 records it in ``status.allocatedPartitions`` under the pod's UID with the
 resolved ``templateId``; releasing the pod gives both back. The templates
-are the chart's defaults (``charts/tensor-fusion/values.yaml``
-``providerConfigs.nvidia.virtualizationTemplates``, reference §6 Table C).
+are the chart's defaults (``charts/tensor-fusion/values.yaml:525``,
+``providerConfigs.nvidia.virtualizationTemplates``).
 A pod names one by id or by name (``1g.10gb``, ``mig-1g.10gb``), matched as
 ``internal/config/template_identifier.go`` does; a name shared by two
 families is resolved by the GPU's VRAM (the family whose whole-GPU

@@ -1,9 +1,11 @@
 """One pod as the cluster shows it: TensorFusion or native, placed or not, and what is wrong.
 
-A TensorFusion pod carries the webhook's marks (reference §1.1, §1.3): label
+A TensorFusion pod carries the webhook's marks (NexusGPU/tensor-fusion
+internal/utils/compose.go:170, pkg/constants/constants.go:71): label
 ``tensor-fusion.ai/enabled: "true"``, the component label, and the
 annotations the webhook always writes (gpupool, gpu-count, isolation,
-inject-container); the scheduler adds ``gpu-ids`` in PreBind (§5.4).
+inject-container); the scheduler adds ``gpu-ids`` in PreBind
+(``internal/scheduler/gpuresources/gpuresources.go:882``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Any
 from tfpolicy.admission.keys import COMPONENT, ENABLED, GPU_COUNT, GPUPOOL, INJECT_CONTAINER
 from tfpolicy.admission.keys import ISOLATION as ISOLATION_KEY
 from tfpolicy.records import Record
-from tfpolicy.verify.records import Problem, Verdict
-from tfpolicy.verify.snapshot import meta, name_of
+from tfpolicy.verify.cluster_snapshot import meta, name_of
+from tfpolicy.verify.verdicts import Problem, Verdict
 
 GPU_IDS = "tensor-fusion.ai/gpu-ids"
 WEBHOOK_MARKS = (GPUPOOL, GPU_COUNT, ISOLATION_KEY, INJECT_CONTAINER)
@@ -46,7 +48,7 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
     active = not terminating and phase not in ("Succeeded", "Failed")
     # Labelled but never mutated, the pod runs on the device plugin: it is no TensorFusion pod.
-    # That is right over an enabled-replicas cap (§2.3), wrong otherwise: the workload decides.
+    # Right over an enabled-replicas cap (pod_counter.go:40), wrong otherwise: the workload says.
     unmutated = labels.get(ENABLED) == "true" and bool(missing_marks(pod))
     tf = labels.get(ENABLED) == "true" and not unmutated
     problem = None if terminating else _problem(pod, phase, tf, ids, events)

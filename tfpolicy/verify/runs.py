@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.records import replace
+from tfpolicy.verify.cluster_snapshot import Snapshot, namespace_of
 from tfpolicy.verify.expect import Expected
 from tfpolicy.verify.matching import Owners, candidates
-from tfpolicy.verify.records import Problem, Verdict
-from tfpolicy.verify.snapshot import Snapshot, namespace_of
+from tfpolicy.verify.verdicts import Problem, Verdict
 
 Started = Mapping[tuple[str, str, str], str]  # (kind, namespace, name) → its first pod's time
 

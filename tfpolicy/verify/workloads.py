@@ -10,13 +10,13 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from tfpolicy.verify.cluster_snapshot import Snapshot, controller_of, name_of, namespace_of
 from tfpolicy.verify.expect import Expected
 from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_role, ray_parent
 from tfpolicy.verify.pods import PodState, event_line, pod_state
-from tfpolicy.verify.records import PodLine, Problem, Verdict, WorkloadResult
-from tfpolicy.verify.revisions import ROLLING, replicasets, revision_problems, revisions
+from tfpolicy.verify.replicasets import ROLLING, replicasets, revision_problems, revisions
 from tfpolicy.verify.runs import shared_prefix, with_runs
-from tfpolicy.verify.snapshot import Snapshot, controller_of, name_of, namespace_of
+from tfpolicy.verify.verdicts import PodLine, Problem, Verdict, WorkloadResult
 
 # The ReplicaSet, StatefulSet and Job controllers', and the Kubeflow training operator's.
 _CREATE_FAILED = ("FailedCreate", "FailedCreatePod")

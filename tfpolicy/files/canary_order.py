@@ -4,7 +4,7 @@ A rung moves the first whole workloads of the kinds TensorFusion cannot cap
 (:mod:`tfpolicy.stages.canary`), in an order over an input. ``fix`` and
 ``check`` rewrite one file at a time, and a hook names only a commit's files;
 so before any file is rewritten, each config's policies get the order over
-every manifest that config governs (:func:`tfpolicy.hosts.hook.governed`: the
+every manifest that config governs (:func:`tfpolicy.files.governed.governed`: the
 YAML and JSON files git tracks under its folder, that folder walked outside a
 git repository, less nested configs and repositories and symlinks; plus the
 files named), less Helm chart templates and files that hold no Kubernetes
@@ -23,13 +23,12 @@ from functools import partial
 from pathlib import Path
 
 from tfpolicy import yamlio
-from tfpolicy.commands.common import Run
-from tfpolicy.commands.manifest import not_kubernetes
-from tfpolicy.commands.scope import Scope, Scopes, chart_template
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.foreign import not_kubernetes
+from tfpolicy.files.governed import governed
+from tfpolicy.files.scopes import Run, Scope, Scopes, chart_template
 from tfpolicy.files.sources import read_seen
-from tfpolicy.hosts.hook import governed
-from tfpolicy.policy.config import ProjectConfig
+from tfpolicy.policy.project_config import ProjectConfig
 from tfpolicy.records import replace
 from tfpolicy.rewrite import parallel
 from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort

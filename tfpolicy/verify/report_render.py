@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from tfpolicy.verify.records import GpuResult, Origin, Problem, Report, Verdict, WorkloadResult
+from tfpolicy.verify.verdicts import GpuResult, Origin, Problem, Report, Verdict, WorkloadResult
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
 T = TypeVar("T")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tfpolicy.plan import StepReport
 from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
-from tfpolicy.verify.render import origin_line
+from tfpolicy.verify.report_render import origin_line
 
 _MAX_LISTED = 10  # workloads named in a commit message; the rest are counted
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.verify.records import Problem, ReplicaSetLine, Verdict
-from tfpolicy.verify.snapshot import Snapshot, controller_of, meta, name_of, namespace_of
+from tfpolicy.verify.cluster_snapshot import Snapshot, controller_of, meta, name_of, namespace_of
+from tfpolicy.verify.verdicts import Problem, ReplicaSetLine, Verdict
 
 ROLLING = ("Deployment", "Rollout")
 _REVISION = {"Deployment": "deployment.kubernetes.io/revision",

@@ -1,6 +1,6 @@
 """A verify report as one self-contained HTML page: inline CSS, no script, no network.
 
-The page is drawn from the JSON (``render.report_dict``), so it can never
+The page is drawn from the JSON (``report_render.report_dict``), so it can never
 disagree with it; every element that carries a number or a verdict has an
 ``id`` or a ``data-`` attribute, which the browser test reads back. It
 takes the plan report's stylesheet, so both pages look alike. Every text
@@ -12,9 +12,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from tfpolicy.plan.html import STYLE as _PLAN_STYLE
-from tfpolicy.verify.records import Report
-from tfpolicy.verify.render import problems_first, report_dict
+from tfpolicy.plan.plan_html import STYLE as _PLAN_STYLE
+from tfpolicy.verify.report_render import problems_first, report_dict
+from tfpolicy.verify.verdicts import Report
 
 _STYLE = _PLAN_STYLE + """
 .ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tfpolicy.plan.records import Misfit, Plan, Status, StepReport, Summary
-from tfpolicy.plan.render import cost_change
+from tfpolicy.plan.plan_json import cost_change
+from tfpolicy.plan.step_reports import Misfit, Plan, Status, StepReport, Summary
 from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024

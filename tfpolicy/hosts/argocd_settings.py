@@ -1,6 +1,7 @@
 """ArgoCD CMP ``generate``: which policies, which stage, which namespace, and how to render.
 
-Contract: reference/hosts.md §3. Policies come from, later overriding
+Contract: argoproj/argo-cd cmpserver/plugin/plugin.go (docs/hosts.md, "ArgoCD
+config-management plugin"). Policies come from, later overriding
 earlier: the app's ``.tfpolicy.yaml``, ``ARGOCD_ENV_TFPOLICY_POLICIES``
 (the Application's ``plugin.env``), then the ``policies`` parameter
 (``ARGOCD_APP_PARAMETERS``, or its ``PARAM_POLICIES_<i>`` twins). The
@@ -25,7 +26,7 @@ from tfpolicy.hosts.names import known_names
 from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
-from tfpolicy.policy.config import Configuration, Given, configure
+from tfpolicy.policy.project_config import Configuration, Given, resolve_config
 from tfpolicy.records import Record
 
 
@@ -49,7 +50,8 @@ class Settings(Record):
 
 
 def settings(env: Mapping[str, str], cwd: Path) -> Settings:
-    """The generate run's settings from the cmp-server environment (hosts.md §3.2).
+    """The generate run's settings from the cmp-server environment (argo-cd
+    cmpserver/plugin/plugin.go, ``generateManifest``).
 
     Whoever may create an Application chooses the env and parameters, so
     policy paths from them (and from the repository's ``.tfpolicy.yaml``)
@@ -69,7 +71,7 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
         confine_refs(refs, cwd, root, "the plugin parameter 'policies'")
     given = env.get("ARGOCD_APP_NAMESPACE")
     namespace = namespace_name(given, "ARGOCD_APP_NAMESPACE") if given else None
-    decided = configure(config, Given(refs, cwd, namespace))
+    decided = resolve_config(config, Given(refs, cwd, namespace))
     if not decided.policies:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
@@ -79,7 +81,8 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
 
 
 def repository_root(env: Mapping[str, str], cwd: Path) -> Path:
-    """The unpacked repository: the app folder minus ``ARGOCD_APP_SOURCE_PATH`` (§3.3)."""
+    """The unpacked repository: the app folder minus ``ARGOCD_APP_SOURCE_PATH``, where the
+    cmp-server runs generate (argo-cd cmpserver/plugin/plugin.go)."""
     here = cwd.resolve()
     parts = [p for p in Path(env.get("ARGOCD_APP_SOURCE_PATH") or ".").parts if p not in (".", "/")]
     if not parts or ".." in parts or len(parts) >= len(here.parts):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tfpolicy.plan.records import Misfit, Plan, StepReport, Summary, WorkloadUse
+from tfpolicy.plan.step_reports import Misfit, Plan, StepReport, Summary, WorkloadUse
 from tfpolicy.scheduler import Consolidation, GpuLimits, PoolUsage, Usage
 from tfpolicy.scheduler.rules import REASON_TEXT
 

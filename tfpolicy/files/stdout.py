@@ -1,11 +1,11 @@
 """Writing a manifest stream to stdout: every byte of it, or ``BrokenPipeError`` (exit 141).
 
 A host takes a cut-off render for a whole one when it exits 0 (ArgoCD prunes
-what is missing, kpt deletes it; DESIGN §3, §4a). Python's buffered stdout
+what is missing, kpt deletes it; docs/exit-codes.md). Python's buffered stdout
 can end that way: when the pipe's reader goes away part-way through one large
 write, the kernel reports a short write, not an error, and the rest of the
-buffer was dropped without a word (measured: a 2 MB render to a reader that
-quit after 64 KiB made one ``write(2)`` of 65,536 bytes and exited 0). So
+buffer was dropped without a word, and the process exited 0
+(tests/hosts/test_hosts_cutoff.py holds the fix). So
 the stream goes to the descriptor itself, each short write followed by one
 for the rest, which then fails with ``EPIPE``; the command line turns that
 into exit 141, as a shell reports a reader that went away.

@@ -48,7 +48,7 @@ class Evidence(Record):
     youngest: int | None = None  # the shortest a TensorFusion pod has been ready (None: no pod)
 
 
-def decide(evidence: Evidence) -> Decision:
+def promotion_verdict(evidence: Evidence) -> Decision:
     at, report = evidence.at, evidence.report
     if evidence.since is not None and evidence.taken < evidence.since:
         return Decision(Outcome.WAIT, (

@@ -1,10 +1,11 @@
 """Where kustomize looks for legacy exec plugins, and the plugin file tfpolicy installs there.
 
-reference/hosts.md §2: the plugin for ``apiVersion: tfpolicy.dev/v1alpha1,
+kubernetes-sigs/kustomize api/konfig/plugins.go and
+api/internal/plugins/execplugin/execplugin.go: the plugin for ``apiVersion: tfpolicy.dev/v1alpha1,
 kind: MigrationPolicy`` lives at
 ``<home>/tfpolicy.dev/v1alpha1/migrationpolicy/MigrationPolicy``, must be
 executable, and is the only way to run a local program under
-``kubectl kustomize`` (which cannot run exec KRM functions, §1.5).
+``kubectl kustomize`` (which cannot run exec KRM functions: docs/hosts.md).
 """
 
 from __future__ import annotations

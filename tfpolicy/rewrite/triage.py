@@ -53,8 +53,8 @@ class Markers(Record):
     Every marker holds one of the ``anchors`` (its part up to the first ``/``,
     or itself), so a text with no anchor holds no marker; and a marker starts
     at most ``longest`` characters before the first place its anchor occurs.
-    ``str.find`` runs several times faster than the regex engine, which tries
-    the alternation at every character that may open a marker.
+    ``str.find`` spares the regex engine, which tries the alternation at every
+    character that may open a marker (docs/speed.md).
     """
 
     anchors: tuple[str, ...]

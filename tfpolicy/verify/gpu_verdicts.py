@@ -1,9 +1,11 @@
-"""Per GPU: what ``GPU.status.available`` reports against the plan's ledger (reference §5.4).
+"""Per GPU: what ``GPU.status.available`` reports against the plan's ledger, as the
+allocator's commit takes from it (NexusGPU/tensor-fusion
+internal/gpuallocator/gpuallocator.go:1311).
 
 The cluster's scheduler chose the GPUs (the pod's ``gpu-ids``); on each, a
 pod's commit takes its per-GPU request, a ``shared`` pod the whole card
 (available 0/0), and a percent request ``percent × capacity / 100`` truncated
-to whole TFLOPS (§5.2 ResourceFilter), a ``partitioned`` pod its partition's
+to whole TFLOPS (``filter/resource_filter.go:36``), a ``partitioned`` pod its partition's
 template (:mod:`tfpolicy.verify.partitions`, which also checks the GPU's
 ``allocatedPartitions`` against its pods). The request is the plan's for the
 workload; a pod the manifests do not cover counts with its own annotations.
@@ -28,10 +30,10 @@ from tfpolicy.gpus.quantity import QuantityError, milli
 from tfpolicy.inventory.fields import tflops_of, vram_of
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Isolation, PodRequest
+from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of, namespace_of
 from tfpolicy.verify.partitions import Placed, ledger, shown
 from tfpolicy.verify.pods import PodState
-from tfpolicy.verify.records import GpuResult, Problem, Verdict
-from tfpolicy.verify.snapshot import Snapshot, meta, name_of, namespace_of
+from tfpolicy.verify.verdicts import GpuResult, Problem, Verdict
 
 TFLOPS_TOLERANCE = 1000  # milli-TFLOPS: one TFLOPS
 VRAM_TOLERANCE = 256  # MiB
@@ -109,7 +111,7 @@ def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
 
 def _left(capacity: int, vram: int, takes: list[Take]) -> tuple[int, int]:
     """What the takes leave; a percent is of the card's capacity, not of what is left
-    (the ResourceFilter's ``percent × capacity / 100``, §5.2)."""
+    (the ResourceFilter's ``percent × capacity / 100``, ``filter/resource_filter.go:36``)."""
     tflops = capacity
     for take in takes:
         if take.whole:

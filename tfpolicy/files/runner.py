@@ -1,4 +1,6 @@
-"""What ``fix`` and ``check`` share: run the engine over files, in memory, writing nothing."""
+"""The engine over files, in memory, writing nothing: what ``fix``, ``check``, ``init`` and
+``promote`` run. It says nothing either: what it skipped, and why, comes back with what
+it rewrote, for the command to tell under ``--explain``."""
 
 from __future__ import annotations
 
@@ -6,24 +8,19 @@ import os
 from collections.abc import Callable, Iterator
 from functools import partial
 
-import click
-
 from tfpolicy import yamlio
-from tfpolicy.commands import cohorts
-from tfpolicy.commands.common import Run, named, none_found
-from tfpolicy.commands.manifest import not_kubernetes
-from tfpolicy.commands.progress import progress
-from tfpolicy.commands.scope import Scope, Unscoped, chart_template
-from tfpolicy.edits import Edit, format_path
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files import canary_order
+from tfpolicy.files.foreign import not_kubernetes
+from tfpolicy.files.governed import hook_files
+from tfpolicy.files.progress import progress
+from tfpolicy.files.scopes import Run, Scope, Unscoped, chart_template
 from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
-from tfpolicy.findings import Finding, Severity
-from tfpolicy.hosts.hook import hook_files
+from tfpolicy.findings import Finding
 from tfpolicy.records import Record, replace
 from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.engine import Change, objects, resource_ref
-from tfpolicy.rewrite.pipeline import FileResult, Markers, Options, transform
-from tfpolicy.stages.common import TF
+from tfpolicy.rewrite.engine import Change
+from tfpolicy.rewrite.pipeline import FileResult, transform
 
 BOM = b"\xef\xbb\xbf"
 
@@ -37,6 +34,18 @@ class Rewrite(Record):
     seen: Seen  # what ``fix`` checks is still there before it replaces the file
 
 
+class Ran(Record):
+    """What a run over files gives: the rewrites kept, the findings and the changes of
+    every file, the files skipped with the reason (said under ``--explain``), and how
+    many files were named (none: the folders named hold no manifest)."""
+
+    rewrites: list[Rewrite]
+    findings: list[Finding]
+    changes: list[Change]
+    skipped: list[tuple[str, str]]
+    files: int
+
+
 class _Outcome(Record):
     """One named file, as a worker hands it back: rewritten, or skipped and why."""
 
@@ -48,8 +57,7 @@ class _Outcome(Record):
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
                   keep_unchanged: bool = True, keep_changes: bool = True,
-                  each: Callable[[Rewrite], Rewrite | None] | None = None,
-                  ) -> tuple[list[Rewrite], list[Finding], list[Change]]:
+                  each: Callable[[Rewrite], Rewrite | None] | None = None) -> Ran:
     """Every file's new text; any bad input raises before anything could be written.
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
@@ -57,16 +65,17 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     nor the text of a file it leaves alone (``keep_unchanged=False``: empty),
     nor the changes, whose edits only ``check`` reports (``keep_changes=False``).
     A file that no config governs, a Helm chart template, and a file that holds
-    no Kubernetes object are skipped (said under ``--explain``). Batches of
+    no Kubernetes object are skipped (``Ran.skipped``). Batches of
     files go through worker processes (``rewrite.parallel``), taken in order;
     ``each`` sees every rewrite as it is taken (``fix`` stages its write then),
     and what it returns is kept (None: nothing).
     """
     rewrites, findings = [], []
     changes: list[Change] = []
+    skipped: list[tuple[str, str]] = []
     unscoped = 0
     run, total, batches = _prepared(run, paths)
-    shown = progress(total)
+    shown = progress(total, run.quiet)
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
     for batch in parallel.ordered(work, batches, run.jobs,
                                   shared=yamlio.load_rewriter, in_worker=yamlio.silence_process):
@@ -74,7 +83,7 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             shown.step(path)
             unscoped += outcome.unscoped
             if outcome.skipped:
-                skipped(run.options, path, outcome.skipped)
+                skipped.append((path, outcome.skipped))
             if outcome.rewrite is None or outcome.result is None:
                 continue
             kept = each(outcome.rewrite) if each else outcome.rewrite
@@ -86,19 +95,17 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     if total and unscoped == total and not run.skip_unconfigured:
         raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
                             "(none governs the files named)")
-    return rewrites, findings, changes
+    return Ran(rewrites, findings, changes, skipped, total)
 
 
 def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list[str]]]:
     """The run with a canary rung's order over all each config governs
-    (``commands.cohorts``), how many files ``paths`` name (folders walked; a hook's
+    (``files.canary_order``), how many files ``paths`` name (folders walked; a hook's
     configs bring in theirs), and runs of them (``_batches``)."""
     files = list(manifest_files(named(hook_files(named(paths)) if run.hook else paths)))
     if STDIN in files:
         raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
-    if not run.hook:
-        none_found(files, paths)
-    run = cohorts.ordered(run, files)
+    run = canary_order.ordered(run, files)
     total, batches = _batches(files, run.jobs)
     return run, total, batches
 
@@ -154,79 +161,9 @@ def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool)
     return _Outcome(rewrite, replace(result, text=""))
 
 
-def skipped(options: Options, path: str, reason: str) -> None:
-    if options.explain:
-        click.echo(f"tfpolicy: skipped {path}: {reason}", err=True)
-
-
-def change_findings(changes: list[Change]) -> list[Finding]:
-    """One finding per pod template that ``fix`` would rewrite."""
-    return [
-        Finding(Severity.WARNING, f"would {summarize(c)}", "would-change", policy=c.policy,
-                resource=c.resource, field=format_path(c.template), file=c.file,
-                line=c.line + 1, column=c.column + 1)
-        for c in changes
-    ]
-
-
-def summarize(change: Change) -> str:
-    """The edits of one template relative to it; several keys of one map are counted."""
-    groups: dict[tuple[str, tuple[str | int, ...]], list[Edit]] = {}
-    for edit in change.edits:
-        parent = edit.path[len(change.template):-1]
-        groups.setdefault((edit.op.value, parent), []).append(edit)
-    parts = []
-    for (op, parent), edits in groups.items():
-        if len(edits) == 1:
-            parts.append(f"{op} {_named(change, edits[0].path[len(change.template):])}")
-        else:
-            parts.append(f"{op} {len(edits)} keys of {_named(change, parent)}")
-    return "; ".join(parts)
-
-
-def _named(change: Change, path: tuple[str | int, ...]) -> str:
-    """A path relative to the template; the template itself by its real path (a KServe
-    component's keys sit right on it: ``spec.predictor``), or the object's root."""
-    if path:
-        return format_path(path)
-    return format_path(change.template) if change.template else "the object's root"
-
-
-# The engine already reports these for the templates it owns; keep one warning, not two.
-_ENGINE_TWIN = {"webhook-enabled-replicas-not-enforced": "enabled-replicas-not-enforced",
-                "webhook-enabled-replicas-no-owner": "enabled-replicas-bare-pod"}
-
-
-def trap_findings(rewrites: list[Rewrite], run: Run, engine: list[Finding]) -> list[Finding]:
-    """Webhook traps (reference §9) in what ``fix`` would leave, located at each template.
-
-    Evaluated on the rewritten text, so a template tfpolicy rewrites is judged
-    as tfpolicy writes it, and only hand-written traps remain.
-    """
-    known = {(f.resource, f.rule) for f in engine}
-    found = [f for r in rewrites for f in _file_traps(r, run)]
-    return [f for f in found if (f.resource, _ENGINE_TWIN.get(f.rule)) not in known]
-
-
-def _file_traps(rewrite: Rewrite, run: Run) -> list[Finding]:
-    from tfpolicy.admission import webhook_traps  # here: only check reports them
-
-    scope = run.scope(rewrite.path)  # a file rewritten was governed
-    policies = scope.policies if isinstance(scope, Scope) else run.policies
-    markers = Markers.of((*policies.markers(), TF))
-    found: list[Finding] = []
-    for raw in yamlio.split_documents(rewrite.text):
-        if not markers.found_in(raw.text):
-            continue
-        parsed = yamlio.parse_document(raw.text, file=rewrite.path, line=raw.line)
-        for base, obj in objects(parsed.data):
-            for view in policies.registry.views(obj):  # pods whose parts live apart too
-                if view.refused:
-                    continue
-                line, column = yamlio.locate(parsed.node, base + view.path)
-                where = {"resource": resource_ref(obj), "file": rewrite.path,
-                         "line": raw.line + line + 1, "column": column + 1}
-                found.extend(t.finding(**where) for t in webhook_traps(
-                    view.template, str(obj.get("kind", "")), resources=policies.gpus))
-    return found
-
+def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
+    """The files and folders to work on: only those named, never an implicit ``.`` or stdin."""
+    if not paths:
+        hint = "`.` for this folder, `-` for stdin" if stdin else "`.` for this folder"
+        raise TfpolicyError(f"no files named: give files or folders ({hint})")
+    return paths

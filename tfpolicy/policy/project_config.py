@@ -1,11 +1,12 @@
-"""Project config ``.tfpolicy.yaml``: policies and defaults shared by every host (DESIGN §2).
+"""Project config ``.tfpolicy.yaml``: policies and defaults shared by every host (docs/design.md,
+"Policies and the project config").
 
 This is what a config's text says (``parse_config``) and what a run decides
 from it; finding the file and reading it, inside its repository, is the
 edge's (``tfpolicy.files.project``).
 
 Every command and host decides its policies, namespace and operator
-configuration by one function, ``configure``: what the command was given
+configuration by one function, ``resolve_config``: what the command was given
 (flags, a host's environment) first, then the config, then the defaults.
 """
 
@@ -36,7 +37,7 @@ class ProjectConfig(Record):
 
 
 class Configuration(Record):
-    """What a run decided, whichever command or host runs it (``configure``)."""
+    """What a run decided, whichever command or host runs it (``resolve_config``)."""
 
     policies: tuple[str, ...]  # policy paths or built-in names
     base: Path  # what relative policy paths are relative to
@@ -59,7 +60,7 @@ class Given(Record):
 NOTHING_GIVEN = Given()
 
 
-def configure(config: ProjectConfig | None, given: Given = NOTHING_GIVEN) -> Configuration:
+def resolve_config(config: ProjectConfig | None, given: Given = NOTHING_GIVEN) -> Configuration:
     """The one resolution: what was given wins, field by field, over the config, and the
     config over the defaults (no policy, namespace ``default``, no operator files)."""
     policies, base = given.policies, given.base

@@ -1,7 +1,8 @@
 """One unit's pods in one step: admitted as the webhook would, then turned into requests.
 
 The first ``taken_over`` pods of the revision become TensorFusion pods; the
-rest are admitted unmutated (reference §2.3). Two admissions per unit are
+rest are admitted unmutated (NexusGPU/tensor-fusion
+internal/webhook/v1/pod_webhook.go:158). Two admissions per unit are
 enough: one under the cap, one over it. An unmutated pod whose template
 has no GPU left (a rightsize template under ``enabled-replicas``: the
 native limits are gone) runs without any GPU — counted as ``no_gpu`` and
@@ -51,7 +52,7 @@ def unit_pods(unit: Unit, template: Mapping[str, Any], step: int,
     if rest.rejected:
         return UnitPods(error=rest.error)
     found = _pods(unit, step, first, rest, taken, webhook)
-    pool = tuple(f"{unit.key}: {message}" for _, message, _ in pool_traps(template))  # issue 32
+    pool = tuple(f"{unit.key}: {message}" for _, message, _ in pool_traps(template))
     return replace(found, warnings=found.warnings + pool) if pool and taken else found
 
 

@@ -7,12 +7,13 @@ given: a log, a pipe or a CI step sees nothing, so output stays the same bytes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import click
+if TYPE_CHECKING:
+    from tfpolicy.rewrite.pipeline import StreamOutcome
 
-QUIET = "tfpolicy.quiet"
 MANY = 200  # below this a run is quick: a counter would only flicker
 
 
@@ -34,8 +35,19 @@ class Progress:
             self.stream.flush()
 
 
-def progress(total: int) -> Progress:
-    context = click.get_current_context(silent=True)
-    quiet = bool(context.meta.get(QUIET)) if context is not None else True
+def progress(total: int, quiet: bool) -> Progress:
+    """A counter of ``total`` files, shown only to a person watching a long run."""
     shown = total >= MANY and not quiet and sys.stderr.isatty()
     return Progress(total, sys.stderr if shown else None)
+
+
+def counted(outcomes: Iterable[StreamOutcome], total: int, quiet: bool
+            ) -> Iterator[StreamOutcome]:
+    """The outcomes of ``total`` files as they come, each file counted at its first one on
+    the progress line (``progress``), the line cleared once all came."""
+    shown = progress(total, quiet)
+    for done in outcomes:
+        if done.opens:
+            shown.step(done.file)
+        yield done
+    shown.close()

@@ -1,6 +1,6 @@
 """A plan as one self-contained HTML page: inline CSS and SVG, no script, no network.
 
-The numbers are those of the JSON (``render.plan_dict``), so the page can
+The numbers are those of the JSON (``plan_json.plan_dict``), so the page can
 never disagree with it; elements that carry a number have an ``id`` or a
 ``data-`` attribute, which the browser test reads back. Every warning of
 every step sits under the verdict it qualifies, grouped by what it says;
@@ -18,8 +18,8 @@ from typing import Any
 from tfpolicy.plan.html_figures import maps, saving
 from tfpolicy.plan.html_moved import moved_whole, step_part, warning_item
 from tfpolicy.plan.html_tables import Inputs, inputs, workloads
-from tfpolicy.plan.records import Plan
-from tfpolicy.plan.render import cost_change, plan_dict
+from tfpolicy.plan.plan_json import cost_change, plan_dict
+from tfpolicy.plan.step_reports import Plan
 
 __all__ = ["STYLE", "Inputs", "as_html"]
 

@@ -1,10 +1,12 @@
 """The KRM function: a ResourceList in, the same ResourceList (items rewritten, results added) out.
 
-Contract: reference/hosts.md §1. The output is always a whole ResourceList
+Contract: kubernetes-sigs/kustomize cmd/config/docs/api-conventions/functions-spec.md
+(docs/hosts.md, "KRM function"). The output is always a whole ResourceList
 and failures are error results plus exit 1, never an empty list with exit 0
-(kpt and kustomize would delete every resource, §7.1). Items are rewritten
-in place in the round-trip tree, so every annotation the orchestrator set
-(path, index, id, kustomize's resource id, §1.3) stays exactly as it came.
+(kpt and kustomize would delete every resource). Items are rewritten in
+place in the round-trip tree, so every annotation the orchestrator set
+(path, index, id, kustomize's resource id: kyaml/kio/kioutil/kioutil.go)
+stays exactly as it came.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.findings import Finding, ResourceRef, Severity, has_errors, sorted_findings
-from tfpolicy.hosts.krmconfig import configure, package_root
-from tfpolicy.policy.model import PolicyInvalid
+from tfpolicy.hosts.krmconfig import function_policies, package_root
+from tfpolicy.policy.model import PolicyInvalidError
 from tfpolicy.policy.schema import brief
 from tfpolicy.records import Record, replace
 from tfpolicy.render import as_result
@@ -26,7 +28,7 @@ from tfpolicy.yamlio import krm as rt
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1",
                 "config.kubernetes.io/v1alpha1")
-# The current key first: kyaml copies legacy⇄internal, either may be the only one (§1.3).
+# The current key first: kyaml copies legacy⇄internal, either may be the only one (kioutil.go).
 _PATH_KEYS = ("internal.config.kubernetes.io/path", "config.kubernetes.io/path")
 _INDEX_KEYS = ("internal.config.kubernetes.io/index", "config.kubernetes.io/index")
 
@@ -50,8 +52,8 @@ def run(text: str, cwd: Path) -> Output:
         return failure(exc)
     try:
         package = package_root(given.data["items"], cwd)
-        policies, options = configure(given.data.get("functionConfig"), package)
-    except PolicyInvalid as exc:
+        policies, options = function_policies(given.data.get("functionConfig"), package)
+    except PolicyInvalidError as exc:
         return _finish(given, {}, exc.findings)
     except TfpolicyError as exc:
         return _finish(given, {}, [_error(exc)])
@@ -118,7 +120,7 @@ def _transform_item(item: Any, text: str, position: int, policies: PolicySet,
 
 
 def _origin(item: dict[str, Any]) -> tuple[str, int]:
-    """The item's file and index as the orchestrator annotated them (§1.3).
+    """The item's file and index as the orchestrator annotated them (kyaml/kio/kioutil/kioutil.go).
 
     Annotation values are strings in Kubernetes; anything else here (a
     ``.inf``, a 5,000-digit integer) is a broken ResourceList, reported as an

@@ -1,4 +1,5 @@
-"""The webhook's pools and model capacities, from the inventory the plan runs on (§1.2),
+"""The webhook's pools and model capacities, from the inventory the plan runs on
+(pool and ``dedicated-gpu``: NexusGPU/tensor-fusion internal/webhook/v1/tf_parser.go:619),
 and the HAMi share names, from the policies.
 
 The webhook resolves a pod without ``tensor-fusion.ai/gpupool`` to the pool

@@ -1,0 +1,235 @@
+"""One run of ``promote``: where the repository stands, what verify says of its rung, and
+the rung written (docs/promote.md).
+
+Three calls, so that the command says each part as it happens: ``judge``
+reads everything, verifies the rung (and the one before when it must) and
+decides; ``write_rung`` puts the new rung into ``.tfpolicy.yaml`` and runs
+``fix`` over the manifests; ``record_rung`` checks the manifests again and
+commits (or writes a patch) and the summary. Nothing here prints: the
+command does. A refusal raises ``RefusedError``, with nothing changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tfpolicy import yamlio
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
+from tfpolicy.files.documents import read_documents
+from tfpolicy.files.in_place import Fixed, fix_files
+from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
+from tfpolicy.files.install import install_file
+from tfpolicy.files.project import find_config, lookup
+from tfpolicy.files.runner import BOM, Ran, rewrite_files
+from tfpolicy.files.scopes import Run, configured_run
+from tfpolicy.files.sources import builtin_policies
+from tfpolicy.findings import Finding
+from tfpolicy.plan import DEFAULT_LADDER, PlanInput, StepReport, run_plan
+from tfpolicy.policy.project_config import Given, ProjectConfig
+from tfpolicy.promote import git
+from tfpolicy.promote.config_edit import set_policy
+from tfpolicy.promote.messages import Change, commit_message, summary
+from tfpolicy.promote.rungs import ROLLBACK, Position, RefusedError, climbing, position, target_refs
+from tfpolicy.promote.soak import parse_time, ready_ages, unsoaked
+from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
+from tfpolicy.records import Record, replace
+from tfpolicy.verify import Report, Snapshot, Verdict, verify
+
+
+class Request(Record):
+    """What the command was asked, its operator configuration decided."""
+
+    path: str
+    inventory: str
+    cluster: Cluster
+    snapshots: tuple[str, ...]
+    live: bool
+    context: str | None
+    commit: bool
+    patch: str | None
+    soak: int
+    summary: str | None
+    rollback: bool
+
+
+class Judged(Record):
+    """Where the repository stands and what to do: the verdict and its evidence."""
+
+    request: Request
+    root: Path
+    config: ProjectConfig
+    at: Position
+    report: Report  # verify, for the rung the configuration names
+    decision: Decision
+    planned: StepReport | None  # the plan's step for the next rung (advance only)
+    checked: Ran  # check's run over the manifests, before anything
+
+    @property
+    def change(self) -> Change | None:
+        """The rung to write: the next on advance, the rollback rung on stop; else none."""
+        outcome, at, reasons = self.decision.outcome, self.at, self.decision.reasons
+        if outcome is Outcome.ADVANCE:
+            return Change(at.name, at.next_name, False, reasons, self.planned)
+        if outcome is Outcome.STOP and self.request.rollback:
+            return Change(at.name, at.rollback_name, True, reasons, None)
+        return None
+
+    @property
+    def unchanged(self) -> str:
+        """What is said when no rung is written."""
+        if self.decision.outcome is Outcome.STOP:
+            return "promote: --no-rollback: nothing changed"
+        if self.decision.outcome is Outcome.DONE:
+            return "promote: the migration is done; nothing changed"
+        return "promote: nothing changed; run promote again after the rollout"
+
+
+def judge(request: Request) -> Judged:
+    """The repository, clean and at a rung; verify of that rung; the decision."""
+    root, config, at, checked = _repository(request)
+    given, snapshot, taken, source = _inputs(request, config, at)
+    report = verify(given, at.step, snapshot, source)
+    previous = (None if report.verdict is Verdict.READY
+                else _previous(given, config, at, snapshot, source))
+    ages = ready_ages(report, snapshot, taken)
+    known = [age for age in ages.values() if age is not None]
+    decision = promotion_verdict(Evidence(at, report, previous, taken,
+                               parse_time(git.last_change(root, config.path)),
+                               tuple(unsoaked(ages, request.soak)), request.soak,
+                               min(known, default=None)))
+    planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
+    return Judged(request, root, config, at, report, decision, planned, checked)
+
+
+def write_rung(judged: Judged, change: Change,
+               kept_aside: Callable[[list[Finding], str], None]) -> Fixed:
+    """The new rung into the configuration, as it is written (CRLF line ends and a byte
+    order mark stay), then ``fix`` over the manifests under it (``kept_aside`` as
+    ``fix_files`` takes it, with the run's format)."""
+    path = judged.config.path
+    data = path.read_bytes()
+    text = set_policy(yamlio.decode(data, str(path)), str(path), judged.at.index, change.after)
+    bom = BOM if data.startswith(BOM) else b""
+    install_file(path, bom + text.encode("utf-8"), os.stat(path).st_mode & 0o777)
+    run = _checking()
+    return fix_files(run, (judged.request.path,), lambda kept: kept_aside(kept, run.fmt))
+
+
+def record_rung(judged: Judged, change: Change) -> tuple[str, Ran]:
+    """The rung committed, or left in the working tree and written as a patch; the
+    summary for a pull request. Refused should ``check`` still find a change after
+    ``fix``: another program wrote a manifest meanwhile, and nothing is committed."""
+    request, root = judged.request, judged.root
+    left = _would_change(request.path)
+    if left.rewrites:
+        raise TfpolicyError(f"after fix, `tfpolicy check` would still change "
+                            f"{left.rewrites[0].path}: the change is left uncommitted in the "
+                            "working tree")
+    stat = git.stat(root)
+    if request.commit:
+        done = f"promote: committed {git.commit(root, commit_message(change, judged.report))}"
+    else:
+        assert request.patch is not None
+        install_file(Path(request.patch), git.diff(root).encode("utf-8"), 0o644)
+        done = f"promote: the change is left uncommitted, and written to {request.patch}"
+    if request.summary is not None:
+        install_file(Path(request.summary),
+                     summary(change, judged.report, stat).encode("utf-8"), 0o644)
+    return f"{done}: {judged.config.path.name} names {change.after}", left
+
+
+def _repository(request: Request) -> tuple[Path, ProjectConfig, Position, Ran]:
+    """The repository, its configuration and rung; refused unless clean and at the rung,
+    and unless the manifests are what ``fix`` makes of the rung: else someone edited them
+    by hand, and promote's commit would carry (or undo) that edit unseen."""
+    folder = Path(request.path)
+    root = git.top(folder)
+    config = find_config(folder)
+    if config is None:
+        raise RefusedError(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
+    git.refuse_dirty(root)
+    at = position(config.policies)
+    checked = _would_change(request.path)
+    changed = [r.path for r in checked.rewrites]
+    if changed:
+        raise RefusedError(f"`tfpolicy check` would change {', '.join(changed[:5])}"
+                           f"{' …' if len(changed) > 5 else ''}: the manifests are not what "
+                           "the configuration's rung makes of them (edited by hand?); run "
+                           "`tfpolicy fix`, review and commit, then promote")
+    return root, config, at, checked
+
+
+def _inputs(request: Request, config: ProjectConfig,
+            at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
+    """The plan's input (the rung's policy in place of its name), and the snapshot."""
+    chosen = policy_documents(_refs(config, target_refs(config.policies, at)))
+    if len(climbing(chosen.documents)) > 1:
+        raise RefusedError("besides the rung, the configuration names policies that climb a "
+                           f"ladder ({', '.join(climbing(chosen.documents))}): promote climbs "
+                           "one")
+    docs = read_documents((request.path,))
+    snapshot, taken = _snapshot(request, has_rollouts(docs))
+    given = plan_input(docs, chosen, read_inventory(request.inventory), request.cluster,
+                       DEFAULT_LADDER, chart_pool=True)
+    return given, snapshot, taken, snapshot_source(request.snapshots, request.live,
+                                                   request.context)
+
+
+def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
+    """Policy files as the configuration means them: relative to its folder."""
+    builtin = set(builtin_policies())
+    return tuple(ref if ref in builtin else str(config.base / ref) for ref in refs)
+
+
+def _checking() -> Run:
+    """The run ``check`` and ``fix`` would make in the working directory, with its
+    configuration as it is now."""
+    return configured_run(lookup(Path.cwd()).config, Given(), explain=False)
+
+
+def _would_change(path: str) -> Ran:
+    """``check``'s run over the manifests under the configuration as it is now; the
+    files it would change are the rewrites it keeps."""
+    ran = rewrite_files(_checking(), (path,))
+    return replace(ran, rewrites=[r for r in ran.rewrites if r.changed])
+
+
+def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
+    """The snapshot and its time: the latest its objects carry; with --live and no time in
+    the objects, the clock when kubectl answered."""
+    if request.live:
+        snapshot = live_snapshot(request.context, rollouts)
+        clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
+    else:
+        snapshot, clock = read_snapshots(request.snapshots), None
+    taken = parse_time(snapshot.latest) or clock
+    if taken is None:
+        raise RefusedError("the snapshot carries no time (no creation, condition or event "
+                           "time): promote cannot tell how long the pods have been ready")
+    return snapshot, taken
+
+
+def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: Snapshot,
+              source: str) -> Report:
+    """Verify for the rung before: at step 01, the manifests before any takeover."""
+    if at.step > 1:
+        return verify(given, at.step - 1, snapshot, source)
+    refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
+    before = policy_documents(_refs(config, refs))
+    return verify(replace(given, policies=before.documents), None, snapshot, source)
+
+
+def _planned(given: PlanInput, number: int) -> StepReport:
+    """The plan's step for the next rung; it must fit, or promote refuses."""
+    steps = run_plan(replace(given, consolidate=False)).steps
+    step = steps[number - 1]
+    if not step.fits:
+        first = step.unschedulable[0] if step.unschedulable else None
+        why = f": {first.pod}: {first.message}" if first else ""
+        raise RefusedError(f"the plan's step {step.number:02d} {step.name} does not fit "
+                           f"({step.status.value}){why}; run `tfpolicy plan` for the detail")
+    return step
