@@ -34,8 +34,8 @@ def apply(tmp_path: Path, text: str, policy: str) -> subprocess.CompletedProcess
                           text=True, cwd=tmp_path, timeout=60, check=False)
 
 
-BAD_REPLICAS = [".inf", "-.inf", ".nan", "1e9", "'3'", "2.5", "-1", "2147483648", "true",
-                "1" + "0" * 4000, "[1]"]
+BAD_REPLICAS = [".inf", "-.inf", ".nan", "'3'", "2.5", "-1", "2147483648", "true",
+                "1" + "0" * 4000, "[1]"]  # 1e9 is 1000000000 to kubectl (docs/yaml.md)
 
 
 @pytest.mark.parametrize("policy", POLICIES)

@@ -85,7 +85,7 @@ def test_json_manifests_stay_json(builtin) -> None:
     original = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "j"},
                 "spec": {"template": {"spec": {"containers": [
                     {"name": "main", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}
-    text = json.dumps(original, indent=4) + "\r\n"
+    text = json.dumps(original, indent=4).replace("\n", "\r\n") + "\r\n"
     for stage in STAGES:
         out = run(text, builtin[stage], "d.json").text
         staged = json.loads(out)

@@ -239,7 +239,11 @@ def _expected(text: str, policy: str) -> list[Any] | None:
     """Each document as libyaml reads it plus the edits planned on that reading, or ``None``
     when libyaml refuses one."""
     out = []
-    for index, raw in enumerate(split_documents(text)):
+    try:
+        raws = split_documents(text)  # what lies between documents, checked as a stream
+    except TfpolicyError:
+        return None
+    for index, raw in enumerate(raws):
         parsed = _libyaml(raw.text)
         if parsed is None:
             return None

@@ -43,7 +43,7 @@ def over_texts(policies: PolicySet, texts: Iterable[tuple[str, str]],
 def text_members(policies: PolicySet, file: str, text: str, namespace: str) -> list[Member]:
     """The canary members of one file's text (some policy sets a cap below 100 %): for a
     caller that reads files one by one and decides what a file that fails to load means."""
-    return _members(policies, namespace, file, yamlio.iter_documents([text]))
+    return _members(policies, namespace, file, yamlio.iter_documents([text], file=file))
 
 
 def over_pieces(policies: PolicySet, batches: Iterable[Batch], namespace: str,

@@ -58,12 +58,12 @@ def transform(text: str, policies: PolicySet, file: str, options: Options) -> Fi
     holds every document and its outcome at once (docs/speed.md).
     """
     if policies.cohort is None:
-        policies = firstpass.over_documents(policies, [(file, yamlio.iter_documents([text]))],
-                                            options.namespace)
+        docs = yamlio.iter_documents([text], file=file)
+        policies = firstpass.over_documents(policies, [(file, docs)], options.namespace)
     sizes: list[int] = [0]  # the length of the document last handed to the engine
 
     def documents() -> Iterator[yamlio.RawDoc]:
-        for raw in yamlio.iter_documents([text]):
+        for raw in yamlio.iter_documents([text], file=file):
             sizes[0] = len(raw.text)
             yield raw
 

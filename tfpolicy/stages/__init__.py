@@ -1,4 +1,4 @@
-"""The stages, as an explicit registry: stage → target function (DESIGN §1).
+"""The stages, as an explicit registry: stage → target function (docs/stages.md).
 
 Which keys each stage owns: :mod:`tfpolicy.stages.keys`; how they are
 recorded and undone: :mod:`tfpolicy.stages.record`,

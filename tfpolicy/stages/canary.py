@@ -1,10 +1,10 @@
 """A canary rung on kinds whose pods TensorFusion cannot cap: whole workloads, in a fixed order.
 
 The webhook enforces ``enabled-replicas`` only for pods that carry the
-``pod-template-hash`` label (reference/tensor-fusion.md §2.3, "Pitfall":
-without it the counter key is a hash of the pod's JSON, read before and
-written after the mutation, so it never matches; §1.1 row
-``pod-template-hash``; :mod:`tfpolicy.workloads.revisions` says which kinds
+``pod-template-hash`` label (NexusGPU/tensor-fusion at 3e0a4901,
+``internal/webhook/v1/pod_counter.go:30-36``: without it the counter key is a
+hash of the pod's JSON, read before and written after the mutation, so it
+never matches; :mod:`tfpolicy.workloads.revisions` says which kinds
 carry it). On the other kinds (PyTorchJob, LeaderWorkerSet, RayService,
 StatefulSet, Job, Argo Rollout, …) a cap would be written and never bite.
 

@@ -1,4 +1,4 @@
-"""What a refused template still carries from an earlier stage (issue 14 §2).
+"""What a refused template still carries from an earlier stage (docs/stages.md).
 
 A stage's output depends only on the original template: tfpolicy undoes its
 own writes before every stage. When the stage then refuses the template (an

@@ -1,8 +1,10 @@
 """What every stage shares: reading a pod template and GPU detection.
 
-Facts: reference/tensor-fusion.md §1.1–1.2 (keys), §2.2 (native resources,
-summed across containers; MIG counts as one whole GPU), §9.14 (requests
-default from limits, so a limit alone is a request).
+Facts, NexusGPU/tensor-fusion at 3e0a4901: the keys, ``pkg/constants/constants.go:71-100``;
+native GPU limits summed across containers, a MIG resource counting as one
+whole GPU, ``internal/webhook/v1/tf_parser.go:444-480``. Kubernetes defaults
+requests from limits (kubernetes/kubernetes ``pkg/apis/core/v1/defaults.go``,
+``SetDefaults_Pod``), so a limit alone is a request.
 """
 
 from __future__ import annotations

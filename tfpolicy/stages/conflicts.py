@@ -1,10 +1,10 @@
-"""Warnings about user-written keys that conflict with what a stage leaves (issue 7 §1).
+"""Warnings about user-written keys that conflict with what a stage leaves (docs/stages.md).
 
 Judged on the stage's target, so ``check`` reports them before ``fix`` writes.
 Upstream is NexusGPU/tensor-fusion at 3e0a4901, ``internal/webhook/v1/tf_parser.go``:
 
 - ``tflops-and-compute-percent``: both families set; the scheduler then fails to
-  read the request and reserves nothing (reference/tensor-fusion.md §11 row 5);
+  read the request and reserves nothing (``internal/utils/config.go:201-205``);
 - ``gpu-count-disagrees``: a ``gpu-count`` next to native GPU limits that ask for
   another number; the webhook takes the annotation and does not scan the
   limits (tf_parser.go:430-444);

@@ -1,11 +1,11 @@
 """Whose keys: the pod-template keys each stage owns, and nothing else.
 
-A stage owns exactly the keys it may write (DESIGN §2 "Whose keys"). Every
+A stage owns exactly the keys it may write (docs/stages.md, "Whose keys"). Every
 other key is the user's and is never touched, whatever its prefix: the
 webhook reads many ``tensor-fusion.ai/*`` keys no stage writes
 (``is-local-gpu``, ``sidecar-worker``, ``gpu-indices``, ``workload-profile``,
 ``gang-*``, ``disable-features``, ``dedicated-gpu``, ``require-gpu-topology``,
-…; reference/tensor-fusion.md §1.2, §11 row 1).
+…; NexusGPU/tensor-fusion ``internal/webhook/v1/tf_parser.go:77-209``).
 
 - takeover: label ``enabled``; annotations ``isolation``, ``enabled-replicas``,
   ``gpupool``, ``qos``, ``gpu-model``;

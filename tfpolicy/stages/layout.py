@@ -1,7 +1,7 @@
 """The record's ``layout``: how the user wrote what a stage removed or replaced.
 
-Rollback must give the user's bytes back, not only their data (issue 14
-§1): a GPU limit at its place among its siblings, quoted as it was, with
+Rollback must give the user's bytes back, not only their data
+(docs/stages.md): a GPU limit at its place among its siblings, quoted as it was, with
 its trailing comment. So beside the values the record keeps, ``layout``
 keeps, per place a stage changed, the user's text (read by the YAML layer,
 :mod:`tfpolicy.yamlio.restore`)::
@@ -35,6 +35,7 @@ _MISSING = object()
 _PLAIN = re.compile(r"[A-Za-z0-9_-]+")
 _TOKEN = re.compile(r"\.?([A-Za-z0-9_-]+)|\[([^\]]*)\]")
 _NAME = "name="
+_ITSELF = "."  # the pod template itself: an alias to it, written out (``template: *t``)
 
 
 def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: Entries,
@@ -56,21 +57,34 @@ def settle(template: Any, original: Any, target: Any, edits: list[Edit], old: En
 def _read(template: Any, original: Any, target: Any, edits: list[Edit], old: Entries,
           capture: Capture) -> Entries:
     """The user's text at each place the edits change, read from the document."""
-    section: Entries = {}
+    found: dict[Path, Layout] = {}
     for place, kind in (p for edit in edits for p in _places(edit)):
         layout = _captured(template, original, target, place, kind, capture)
         if layout is not None and layout.placed:
             layout = _rebased(template, original, place, layout, old)
-        key = encode_path(original, place) if layout is not None else None
-        if key is not None and layout is not None:
+        if layout is not None:
+            found.setdefault(place, layout)
+    section: Entries = {}
+    for place, layout in found.items():
+        key = encode_path(original, place)
+        if key is not None and not _held_below(place, layout, found):
             section.setdefault(key, entry_of(layout))
     return section
 
 
+def _held_below(place: Path, layout: Layout, found: dict[Path, Layout]) -> bool:
+    """A mapping kept whole for the merge key it holds, where a merged key below it is kept
+    too: that one gives the bytes back, and the record stays as small as it was."""
+    return layout.kind == SHARED and bool(layout.text) and any(
+        other.kind == SHARED and len(path) > len(place) and path[:len(place)] == place
+        for path, other in found.items())
+
+
 def _places(edit: Edit) -> list[tuple[Path, str]]:
-    """Where an edit may change what the user wrote: an alias or merged key above it (which
-    the text then writes out), and the place itself."""
-    above = [(edit.path[:n], SHARED) for n in range(1, len(edit.path))]
+    """Where an edit may change what the user wrote: an alias or merged key above it, or a
+    mapping holding one, the template itself included (``template: *t``), which the text
+    then writes out; and the place itself."""
+    above = [(edit.path[:n], SHARED) for n in range(len(edit.path))]
     return [*above, (edit.path, ENTRY)]
 
 
@@ -93,7 +107,7 @@ def _rebased(template: Any, original: Any, path: Path, layout: Layout,
     An earlier stage may have removed siblings before it (the old record puts
     them back): the entry then follows another key in the document than in
     the original, and below the comment or blank lines they had. A record
-    must depend only on the original (DESIGN §1), so it names the original's
+    must depend only on the original (docs/stages.md), so it names the original's
     sibling and its own lines alone, as reading the original would have
     given. ``None`` when the removed siblings' own layout does not say so.
     """
@@ -118,6 +132,8 @@ def _rebased(template: Any, original: Any, path: Path, layout: Layout,
 
 def _changed(original: Any, target: Any, path: Path) -> bool:
     before = _get(original, path)
+    if isinstance(before, dict) and type(before) is not dict:
+        before = dict(before)  # the template itself, undone: its data is a plain mapping's
     return before is not _MISSING and not same(before, _get(target, path))
 
 
@@ -174,7 +190,10 @@ def layout_of(entry: Any) -> Layout | None:
 
 
 def encode_path(data: Any, path: Path) -> str | None:
-    """``spec.containers[name=vllm].resources.limits[nvidia.com/gpu]``; ``None`` if unsayable."""
+    """``spec.containers[name=vllm].resources.limits[nvidia.com/gpu]``; ``None`` if unsayable;
+    ``.`` for the pod template itself."""
+    if not path:
+        return _ITSELF
     out, node = "", data
     for item in path:
         if isinstance(item, int):
@@ -208,6 +227,8 @@ def _named(items: list[Any], name: str) -> list[int]:
 
 def decode_path(data: Any, text: str) -> Path | None:
     """The path ``text`` names in ``data``, read by the kind of each node on the way."""
+    if text == _ITSELF:
+        return ()
     path: list[str | int] = []
     node, at = data, 0
     while at < len(text):

@@ -1,4 +1,4 @@
-"""Writing a stage's keys with their record, and undoing them from it (DESIGN §1–2).
+"""Writing a stage's keys with their record, and undoing them from it (docs/stages.md).
 
 ``stamp`` writes what a stage owns and records, key by key, what the user
 had there; ``undo`` reads the record back, honouring only what a stage could
@@ -21,6 +21,7 @@ from tfpolicy.stages.common import Note, annotations_of, child_map, containers
 from tfpolicy.stages.keys import LEGACY_RECORD, OWNED_ANNOTATIONS, OWNED_LABELS, RECORD
 from tfpolicy.stages.layout import reorder
 from tfpolicy.stages.record import (
+    MAX_BYTES,
     RESOURCE_DEPTH,
     WAS,
     Entries,
@@ -71,21 +72,50 @@ def stamp(template: dict[str, Any], writes: Writes) -> tuple[dict[str, Any] | No
         return None, [Note(Severity.ERROR, "unrecordable-value", message,
                            ("metadata", "annotations"))]
     annotations[RECORD] = text
+    size = annotations_size(annotations)
+    if size > MAX_BYTES:
+        return None, [_too_large(size, annotations)]
     return template, notes
 
 
 def with_layout(target: dict[str, Any], section: Entries) -> bool:
     """``target``'s record given ``section`` as its layout (in place); ``False`` when
-    ``target`` carries no record of this form."""
+    ``target`` carries no record of this form, or when the layout would take the
+    annotations over what Kubernetes allows (the values come back all the same, written
+    the usual way)."""
     annotations = annotations_of(target)
     text = annotations.get(RECORD)
     if not isinstance(text, str):
         return False
     encoded = encode(replace(decode(text), layout=section))
-    if too_large(encoded):
-        return False  # the values come back all the same, written the usual way
+    grown = annotations_size(annotations) + _bytes(encoded) - _bytes(text)
+    if too_large(encoded) or grown > MAX_BYTES:
+        return False
     annotations[RECORD] = encoded
     return True
+
+
+def annotations_size(annotations: dict[str, Any]) -> int:
+    """The bytes Kubernetes counts against its limit: every key and value, in UTF-8
+    (kubernetes/apimachinery pkg/api/validation/objectmeta.go:61-67,
+    ``ValidateAnnotationsSize``)."""
+    return sum(_bytes(str(key)) + _bytes(str(value)) for key, value in annotations.items())
+
+
+def _bytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def _too_large(size: int, annotations: dict[str, Any]) -> Note:
+    """The template refused: with the stage's keys and the record, its annotations would
+    pass the limit, and the API server refuses the object."""
+    ours = sum(_bytes(k) + _bytes(str(annotations[k])) for k in annotations
+               if k == RECORD or k in OWNED_ANNOTATIONS)
+    message = (f"with the stage's annotations and {RECORD}, the pod template's annotations "
+               f"would take {size:,} bytes ({ours:,} of them tfpolicy's), over the "
+               f"{MAX_BYTES:,} Kubernetes allows: the API server would refuse the object; "
+               "nothing is written")
+    return Note(Severity.ERROR, "annotations-too-large", message, ("metadata", "annotations"))
 
 
 class Undone(dict[str, Any]):

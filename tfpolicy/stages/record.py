@@ -1,7 +1,7 @@
 """tfpolicy's record on a pod template: what a stage wrote, and what was there before.
 
 Every template a stage writes carries one annotation, ``tfpolicy.dev/original``,
-holding readable JSON (DESIGN §1 "Reversible")::
+holding readable JSON (docs/stages.md, "The record")::
 
     {"labels": {"tensor-fusion.ai/enabled": {}},
      "annotations": {"tensor-fusion.ai/isolation": {"was": "soft"},

@@ -1,18 +1,22 @@
 """Stage ``rightsize``: shrink to the real share (guide step 5), optionally autoscaled (5b).
 
 With ``enabledReplicas`` below 100 % the native GPU resources stay in the
-template: the webhook admits pods over the cap unmutated (§2.3), so they
-keep their whole GPUs from the device plugin, while pods under the cap get
-the share and lose the native resources at admission (§2.1 step 13). Were
+template: the webhook admits pods over the cap unmutated (NexusGPU/tensor-fusion
+``internal/webhook/v1/pod_webhook.go:164-170``), so they keep their whole GPUs
+from the device plugin, while pods under the cap get the share and lose the
+native resources at admission (``pod_webhook.go:448``, ``:645-655``). Were
 they removed here, the capped-out replicas would run with no GPU at all.
 The step to 100 % removes and records them. Its keys, each recorded with
 the user's value: :mod:`tfpolicy.stages.keys`.
 
-Facts (reference/tensor-fusion.md): the webhook defaults ``gpu-count`` to 1
-once no native limit is left (§2.2), so the summed count is written; a
-multi-container pod needs ``inject-container`` or is rejected (§2.1 k);
-``shared`` would ignore TFLOPS/VRAM (§9.2), so it is never written here;
-vendors without a soft limiter reject soft isolation (§1.5).
+Facts (NexusGPU/tensor-fusion at 3e0a4901): the webhook defaults ``gpu-count`` to 1
+once no native limit is left (``internal/webhook/v1/tf_parser.go:590-593``),
+so the summed count is written; a multi-container pod needs
+``inject-container`` or is rejected (``tf_parser.go:171-174``); ``shared``
+takes whole GPUs whatever TFLOPS/VRAM say
+(``internal/gpuallocator/gpuallocator.go:975-977``), so it is never written
+here; vendors without a soft limiter reject soft isolation
+(``pkg/constants/vendors.go:72-115``).
 """
 
 from __future__ import annotations
@@ -52,12 +56,13 @@ def target(
     count, notes = _gpu_count(usage, original,
                               gpus_by_default(usage, hami_usage(original, names), names))
     refused = refusal(original, "which a capped rightsize keeps", names) if cap else []
-    notes += [*hami.notes, *refused, *_no_share(settings, hami, names)]
+    combined = _combined(original, usage, hami_usage(original, names))
+    removed = {} if cap else combined
+    notes += [*hami.notes, *refused, *_no_share(settings, hami, names),
+              *_bare_pod(ctx.kind, original, removed)]
     if count is None or any(n.severity is Severity.ERROR for n in notes):
         return None, [n for n in notes if n.severity is Severity.ERROR]  # nothing is written
     result = clone(original)
-    combined = _combined(original, usage, hami_usage(original, names))
-    removed = {} if cap else combined
     _strip_gpus(result, removed)
     vendor, vendor_notes = _vendor(usage, settings)
     shares = _shares(settings.resources, hami.annotations)
@@ -69,6 +74,23 @@ def target(
     writes = Writes({ENABLED: "true"}, annotations, _other_share(shares), removed, hami.remove)
     stamped, stamp_notes = stamp(result, writes)
     return stamped, notes + cap_notes + vendor_notes + stamp_notes
+
+
+def _bare_pod(kind: str, template: dict[str, Any], removed: Usage) -> list[Note]:
+    """A Pod's resources stay as created: an update may change an image, tolerations or the
+    deadline, and a resize only CPU and memory, never remove a limit (kubernetes/kubernetes
+    pkg/apis/core/validation/validation.go, ``ValidatePodUpdate``, ``ValidatePodResize``:
+    "resource limits cannot be removed"). A sync that removes its GPU resources is
+    refused, so rightsize is, as enabled-replicas is on a bare Pod."""
+    if kind != "Pod" or not removed:
+        return []
+    name = next(iter(removed))
+    index = next(i for i, c in enumerate(containers(template)) if str(c.get("name", "")) == name)
+    message = (f"rightsize removes the GPU resources of container {name!r}, and the API "
+               "server refuses to change a Pod's resources once it is created: migrate the "
+               "workload that creates the Pod, or use takeover")
+    return [Note(Severity.ERROR, "rightsize-bare-pod", message,
+                 ("spec", "containers", index, "resources"))]
 
 
 def _combined(template: dict[str, Any], usage: Usage, hami: Usage) -> Usage:
@@ -154,8 +176,9 @@ def _policy_shares(resources: Resources | None) -> dict[str, str]:
 
 
 def _other_share(shares: dict[str, str]) -> tuple[str, ...]:
-    """Both TFLOPS and compute-percent make the scheduler reserve nothing (reference §11
-    row 5): writing one family, the stage removes the user's other one (recorded)."""
+    """Both TFLOPS and compute-percent make the scheduler reserve nothing (NexusGPU/tensor-fusion
+    ``internal/utils/config.go:201-205``, ``internal/utils/resource.go:134-141``): writing
+    one family, the stage removes the user's other one (recorded)."""
     tflops, percent = (any(key in shares for key in family) for family in (TFLOPS, PERCENT))
     if tflops == percent:
         return ()

@@ -1,9 +1,10 @@
 """Annotations every enabling stage writes from the policy: pool, QoS, model, enabled-replicas.
 
-enabled-replicas facts (reference/tensor-fusion.md §2.3, §9.3): the webhook
-counts taken-over pods per direct owner under the pod's ``pod-template-hash``
-label, which only Deployment-made ReplicaSets stamp; a pod with no owner is
-rejected.
+enabled-replicas facts (NexusGPU/tensor-fusion at 3e0a4901,
+``internal/webhook/v1/pod_counter.go:24-44``): the webhook counts taken-over
+pods per direct owner under the pod's ``pod-template-hash`` label, which only
+Deployment-made ReplicaSets stamp; a pod with no owner is rejected
+(``pod_counter.go:41-44``, ``pod_webhook.go:164-167``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def enabled_replicas(settings: Settings, ctx: StageContext) -> tuple[dict[str, s
 
 def _enforcement(kind: str, hashed: bool) -> list[Note]:
     """The webhook keys its counter on the pod's ``pod-template-hash`` label whatever the
-    owner (reference §11 row 3): Deployment-made ReplicaSets stamp it, and a template that
+    owner (``pod_counter.go:30-36``): Deployment-made ReplicaSets stamp it, and a template that
     carries it itself is counted too; a pod with no owner is rejected. The engine writes no
     cap on the other kinds (a rung moves them whole: :mod:`tfpolicy.stages.canary`), so the
     warning below is for a caller that asks for one there anyway."""

@@ -3,8 +3,9 @@
 Label enabled and ``isolation: shared`` (its keys: :mod:`tfpolicy.stages.keys`,
 each recorded with the user's value); GPU limits stay, so the webhook
 turns them into ``gpu-count`` and count-only whole-GPU allocation
-(reference/tensor-fusion.md §2.2, §9.1–9.2: without ``shared`` a labelled
-pod would become ``soft`` with compute-percent 100 and no VRAM reserved).
+(NexusGPU/tensor-fusion ``internal/webhook/v1/tf_parser.go:463-468``: without ``shared`` a
+labelled pod would become ``soft`` with compute-percent 100 and no VRAM
+reserved).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def _metadata_copied(original: dict[str, Any]) -> dict[str, Any]:
 
 def _mig_slices(original: dict[str, Any], ctx: StageContext) -> list[Note]:
     """Shared isolation takes a whole idle GPU per counted GPU; a MIG slice counts as one
-    (reference §2.2, §9.2), so a 1g.10gb slice becomes a full card."""
+    (NexusGPU/tensor-fusion ``internal/webhook/v1/tf_parser.go:452-461``,
+    ``internal/gpuallocator/gpuallocator.go:975-977``), so a 1g.10gb slice becomes a full
+    card."""
     notes = []
     for name, sections in gpu_usage(original, ctx.gpus).items():
         for resource in {r for entries in sections.values() for r in entries}:

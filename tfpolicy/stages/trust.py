@@ -1,10 +1,10 @@
-"""What a record may make tfpolicy do: undo its own writes, and nothing else (issue 24 §2).
+"""What a record may make tfpolicy do: undo its own writes, and nothing else (docs/record.md).
 
 The record (:mod:`tfpolicy.stages.record`) is read from the repository, so
 anyone who can edit a manifest can edit it. Undoing it restores what it
 names; were that obeyed for any key, a pull request could change a selector
 label or a CPU limit through tfpolicy. So an entry is only honoured where a
-stage could have written it (DESIGN §4a, docs/record.md):
+stage could have written it (docs/record.md):
 
 - labels and annotations a stage owns (:mod:`tfpolicy.stages.keys`), and the
   HAMi annotations rightsize removes when it converts HAMi's share;

@@ -62,6 +62,7 @@ def load_rewriter() -> None:
     cannot handle, is left to the documents that need it.)"""
     import tfpolicy.yamlio.flow
     import tfpolicy.yamlio.jsondoc
+    import tfpolicy.yamlio.jsonsplice
     import tfpolicy.yamlio.load
     import tfpolicy.yamlio.rnodes
     import tfpolicy.yamlio.splice
@@ -91,8 +92,8 @@ def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
 
     Whatever writes it (JSON, the splice, the round trip), the text is parsed
     again and must read back as exactly the intended data; otherwise the
-    next way is tried, and when none gives it the document is refused
-    (DESIGN §1: never emit text whose parse differs).
+    next way is tried, and when none gives it the document is refused: text
+    whose parse differs is never emitted (docs/yaml.md, docs/guarantees.md).
     """
     if not edits or parsed.node is None:
         return raw.text

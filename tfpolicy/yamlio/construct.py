@@ -1,22 +1,43 @@
-"""Data from a node tree as the Kubernetes decoders read it, with located errors.
+"""Data from a node tree as kubectl reads it, with located errors.
 
-PyYAML's safe constructor, with what sigs.k8s.io/yaml (go-yaml) does
-differently: merge keys merge without rewriting the node tree, duplicate
-keys are errors, timestamps stay strings, and values that make PyYAML
-raise a bare Python exception (``!!int abc``, 5,000 digits) or that JSON
-cannot hold (``!!binary``, ``!!set``) are located YAML errors.
+libyaml (PyYAML's C parser) builds the node tree; the data is what
+sigs.k8s.io/yaml makes of it (goyaml.py): plain scalars typed as go-yaml v2
+types them, keys spelled as their JSON strings (so ``1`` and ``true`` are two
+keys, and ``1`` and ``"1"`` one), merge keys merged without rewriting the
+node tree, timestamps left strings, ``!!binary`` decoded to its text.
+Where kubectl refuses a document (a null key, a tag it cannot decode,
+``!!binary`` that is not base64), or would have to guess (a repeated key, a
+``!!binary`` that is not UTF-8 text), the error is a located YAML error; so
+are ``!!set``, ``!!omap`` and ``!!pairs``. ``.inf`` and ``.nan`` stay floats,
+as before: kubectl refuses them (JSON has neither), and what reads a number
+(a quantity, a count) refuses them there, while a ResourceList holding one
+still comes back whole to its host.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 import yaml
 
-_MERGE = "tag:yaml.org,2002:merge"
+from tfpolicy.yamlio import goyaml
+
+_MERGE = goyaml.MERGE
+_STR = goyaml.STR
+_SEQ, _MAP = "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_TIMESTAMP = next(pattern for tag, pattern in yaml.resolver.Resolver.yaml_implicit_resolvers["2"]
+                  if tag == "tag:yaml.org,2002:timestamp")
 
 
 class Loader(yaml.CSafeLoader):
+    def resolve(self, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+        """A node's tag: a plain scalar's as kubectl types it; any other scalar a string."""
+        if kind is yaml.ScalarNode:
+            return goyaml.plain_tag(value) if implicit[0] else _STR
+        return _MAP if kind is yaml.MappingNode else _SEQ
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         """Keys in order; a merge key (``<<``) merges as go-yaml does for kubectl.
 
@@ -38,13 +59,21 @@ class Loader(yaml.CSafeLoader):
         return mapping
 
     def _key(self, key_node: yaml.Node, local: dict[Any, int]) -> Any:
-        key = self.construct_object(key_node, deep=True)
-        if isinstance(key, list | dict | set):
-            raise error("a mapping key must be a scalar", key_node)
-        if key in local:
-            raise error(f"duplicate key {_short(key)} (first at line {local[key] + 1})",
-                         key_node)
-        local[key] = key_node.start_mark.line
+        """The key as kubectl spells it in JSON; one spelled as an earlier one repeats it."""
+        value = self.construct_object(key_node, deep=True)
+        key = value if type(value) is str else self._key_of(value, key_node)
+        identity = self._identity(key)
+        if identity in local:
+            raise error(f"duplicate key {_short(key)} (first at line {local[identity] + 1})",
+                        key_node)
+        local[identity] = key_node.start_mark.line
+        return key
+
+    def _key_of(self, value: Any, node: yaml.Node) -> Any:
+        return _key_text(value, node)
+
+    @staticmethod
+    def _identity(key: Any) -> Any:
         return key
 
     def _merge(self, key_node: yaml.Node, value_node: yaml.Node,
@@ -61,11 +90,46 @@ class Loader(yaml.CSafeLoader):
             if not isinstance(source, yaml.MappingNode):
                 raise error("a merge key '<<' needs a mapping or a list of mappings", source)
             merged.update(self.construct_mapping(source, deep=True))
-        clash = next((k for k in merged if k in local), None)
+        clash = next((k for k in merged if self._identity(k) in local), None)
         if clash is not None:
             raise error(f"key {_short(clash)} is written before the merge key '<<' that also "
-                         "sets it; YAML libraries disagree on which wins, write it after", key_node)
+                        "sets it; YAML libraries disagree on which wins, write it after", key_node)
         return merged
+
+
+_OWN_GROUP = "tfpolicy.dev/"  # tfpolicy's own kinds: MigrationPolicy, Inventory, …
+
+
+def is_kubernetes_node(node: yaml.Node) -> bool:
+    """A mapping with an ``apiVersion`` and a ``kind``, outside tfpolicy's own group: read as
+    kubectl reads it (:class:`Loader`); anything else is one of tfpolicy's own files (a
+    policy, an inventory, ``.tfpolicy.yaml``), read as it always was (:class:`Yaml11Loader`)."""
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    found = {k.value: v for k, v in node.value
+             if isinstance(k, yaml.ScalarNode) and k.value in ("apiVersion", "kind")}
+    version = found.get("apiVersion")
+    own = isinstance(version, yaml.ScalarNode) and str(version.value).startswith(_OWN_GROUP)
+    return "kind" in found and version is not None and not own
+
+
+def is_kubernetes_object(data: Any) -> bool:
+    """:func:`is_kubernetes_node` for data."""
+    if not isinstance(data, dict):
+        return False
+    version = data.get("apiVersion")
+    own = isinstance(version, str) and version.startswith(_OWN_GROUP)
+    return "kind" in data and "apiVersion" in data and not own
+
+
+def _key_text(value: Any, node: yaml.Node) -> str:
+    if isinstance(value, list | dict | set):
+        raise error("a mapping key must be a scalar", node)
+    text = goyaml.key_text(value)
+    if text is None:
+        what = "a null key" if value is None else f"the key {_short(value)}"
+        raise error(f"{what} has no JSON spelling; kubectl refuses it", node)
+    return text
 
 
 def error(problem: str, node: yaml.Node) -> yaml.constructor.ConstructorError:
@@ -77,8 +141,88 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _typed(tag: str) -> Any:
+    """The constructor of ``tag``: the scalar's text typed as go-yaml does, which must give
+    ``tag`` (an integer does for ``!!float``); kubectl refuses any other."""
+    def construct(loader: Loader, node: yaml.Node) -> Any:
+        found, value = goyaml.resolve(str(node.value))
+        if found == goyaml.INT and tag == goyaml.FLOAT:
+            found, value = tag, float(value)
+        if found != tag:
+            short = tag.rsplit(":", 1)[-1]
+            raise error(f"{_short(node.value)} is not a !!{short} as kubectl reads it", node)
+        return value
+
+    return construct
+
+
+def _merge_value(loader: Loader, node: yaml.Node) -> str:
+    """``<<`` anywhere but as a key is only text to go-yaml (``!!merge x`` is ``x``)."""
+    return str(node.value)
+
+
+def _timestamp(loader: Loader, node: yaml.Node) -> str:
+    """A timestamp stays the text kubectl reads (go-yaml v2 keeps it a string)."""
+    if not _TIMESTAMP.match(str(node.value)):
+        raise error(f"{_short(node.value)} is not a !!timestamp", node)
+    return str(node.value)
+
+
+def _binary(loader: Loader, node: yaml.Node) -> str:
+    """``!!binary`` as kubectl reads it: base64 (line breaks ignored) decoded to text."""
+    try:
+        data = base64.b64decode(str(node.value).replace("\r", "").replace("\n", ""),
+                                validate=True)
+    except (binascii.Error, ValueError):
+        raise error("!!binary value is not base64; kubectl refuses it", node) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error("!!binary value is not UTF-8 text; kubectl would replace its bytes, write "
+                    "it as a base64 string without the tag", node) from None
+
+
+def _too_large(loader: Loader, node: yaml.Node) -> Any:
+    digits = sum(c.isdigit() for c in str(node.value))
+    raise error(f"an integer of {digits} digits (at most {goyaml.MAX_DIGITS} are read)", node)
+
+
+def _unsupported(loader: Loader, node: yaml.Node) -> Any:
+    raise error(f"the tag {node.tag} has no meaning in a Kubernetes manifest", node)
+
+
+for _tag in (goyaml.INT, goyaml.FLOAT, goyaml.BOOL, goyaml.NULL):
+    Loader.add_constructor(_tag, _typed(_tag))
+for _tag, _constructor in ((_MERGE, _merge_value), ("tag:yaml.org,2002:timestamp", _timestamp),
+                           ("tag:yaml.org,2002:binary", _binary), (goyaml.TOO_LARGE, _too_large)):
+    Loader.add_constructor(_tag, _constructor)
+for _name in ("set", "omap", "pairs"):
+    Loader.add_constructor(f"tag:yaml.org,2002:{_name}", _unsupported)
+
+
+class Yaml11Loader(Loader):
+    """tfpolicy's own files (policies, inventories, ``.tfpolicy.yaml``) as they were always
+    read: YAML 1.1's table as PyYAML has it (``yes`` is true, ``n`` a node group's name),
+    keys as written; ``1`` and ``true`` are two keys, ``=`` and ``<<`` as values strings.
+    Only tfpolicy reads these files, and a name ``n`` read as false would only be refused
+    by their schema. Kubernetes objects are read with :class:`Loader` (load.py says which)."""
+
+    def resolve(self, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+        tag = yaml.resolver.Resolver.resolve(self, kind, value, implicit)  # type: ignore[no-untyped-call]
+        return str(tag)
+
+    def _key_of(self, value: Any, node: yaml.Node) -> Any:
+        if isinstance(value, list | dict | set):
+            raise error("a mapping key must be a scalar", node)
+        return value
+
+    @staticmethod
+    def _identity(key: Any) -> Any:
+        return type(key), key  # 1 == True in Python; two keys in YAML
+
+
 def _guarded(base: Any, kind: str) -> Any:
-    """A scalar constructor whose failures become located YAML errors.
+    """A YAML 1.1 scalar constructor whose failures become located YAML errors.
 
     PyYAML raises ValueError (``!!int abc``, over 4,300 digits), IndexError
     (``!!int ""``) or KeyError (``!!bool maybe``) instead of a YAMLError.
@@ -87,7 +231,9 @@ def _guarded(base: Any, kind: str) -> Any:
         try:
             value = base(loader, node)
         except (ValueError, OverflowError, IndexError, KeyError):
-            raise error(_too_long(node) or f"not a valid {kind}", node) from None
+            digits = sum(c.isdigit() for c in str(node.value))
+            raise error(f"an integer of {digits} digits (at most 4300 are read)" if digits > 4300
+                        else f"not a valid {kind}", node) from None
         if isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
             raise error("an integer of more than 4300 digits", node)  # hex, octal, binary
         return value
@@ -96,25 +242,13 @@ def _guarded(base: Any, kind: str) -> Any:
 
 
 _MAX_INT_BITS = 14_284  # 4300 decimal digits: Python's own limit for reading integers
-
-
-def _too_long(node: yaml.Node) -> str:
-    digits = sum(c.isdigit() for c in str(node.value))
-    return f"an integer of {digits} digits (at most 4300 are read)" if digits > 4300 else ""
-
-
-def _unsupported(loader: Loader, node: yaml.Node) -> Any:
-    raise error(f"the tag {node.tag} has no meaning in a Kubernetes manifest", node)
-
-
 _SAFE = yaml.constructor.SafeConstructor
-for _tag, _base, _kind in (("int", _SAFE.construct_yaml_int, "integer"),
-                           ("float", _SAFE.construct_yaml_float, "number"),
-                           ("bool", _SAFE.construct_yaml_bool, "boolean")):
-    Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _guarded(_base, _kind))
-for _tag in ("binary", "set", "omap", "pairs"):
-    Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _unsupported)
-# Timestamps stay strings: Kubernetes objects never hold YAML timestamps.
-Loader.add_constructor(
-    "tag:yaml.org,2002:timestamp", _SAFE.construct_yaml_str  # type: ignore[type-var]
-)
+for _name, _base, _kind in (("int", _SAFE.construct_yaml_int, "integer"),
+                            ("float", _SAFE.construct_yaml_float, "number"),
+                            ("bool", _SAFE.construct_yaml_bool, "boolean"),
+                            ("null", _SAFE.construct_yaml_null, "null")):
+    Yaml11Loader.add_constructor(f"tag:yaml.org,2002:{_name}", _guarded(_base, _kind))
+Yaml11Loader.add_constructor("tag:yaml.org,2002:value", _merge_value)  # "=" is text
+Yaml11Loader.add_constructor("tag:yaml.org,2002:binary", _unsupported)
+Yaml11Loader.add_constructor("tag:yaml.org,2002:timestamp",
+                             _SAFE.construct_yaml_str)  # type: ignore[type-var]

@@ -1,8 +1,11 @@
-"""Writing new YAML text: scalars quoted only where YAML 1.1 or 1.2 would misread them.
+"""Writing new YAML text: scalars quoted only where some YAML reader would misread them.
 
-Kubernetes decodes manifests with a YAML 1.1 library, so ``true``, ``on``,
-``1`` or ``0x1`` written plain would stop being strings (kustomize's
-kyaml guards the same way).
+kubectl reads manifests with go-yaml v2 (goyaml.py), so ``y``, ``0X1F`` or
+``1e3_`` written plain would stop being strings there; libyaml with PyYAML's
+YAML 1.1 table reads ``1:30`` and ``yes`` as numbers and booleans, and YAML
+1.2 readers (go-yaml v3, ruamel.yaml, kyaml in kpt and kustomize) read
+``0o17`` and ``1e3`` as numbers. A string goes plain only when every one of
+them reads it as that string (kustomize's kyaml guards the same way).
 """
 
 from __future__ import annotations
@@ -15,12 +18,16 @@ from typing import Any
 
 import yaml
 
+from tfpolicy.yamlio import goyaml
+
 _RESOLVER = yaml.resolver.Resolver()
 _PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./][A-Za-z0-9_./ \-+=~@()]*$")
-# What YAML 1.2 and Go's YAML decoders read as numbers beyond YAML 1.1's patterns.
+# What YAML 1.2 readers (ruamel.yaml's table, the 1.2 core schema) read as numbers beyond
+# YAML 1.1's and go-yaml's patterns: underscores where they like, "0o" octal.
 _NUMBER_LIKE = re.compile(
-    r"^(?:[-+]?(?:\.[0-9]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+)$"
+    r"^(?:[-+]?(?:\.[0-9_]+|[0-9][0-9_]*(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9_]+)?"
+    r"|[-+]?0[bBoOxX]?[0-9a-fA-F_]*"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
 
 
@@ -58,7 +65,7 @@ def _float(value: float) -> str:
 def _is_plain_safe(text: str) -> bool:
     if not _PLAIN_SAFE.fullmatch(text) or text.endswith(" ") or " #" in text:  # "$" passes "\n"
         return False
-    if _NUMBER_LIKE.fullmatch(text):
+    if _NUMBER_LIKE.fullmatch(text) or goyaml.plain_tag(text) != goyaml.STR:
         return False
     tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
     return bool(tag == "tag:yaml.org,2002:str")

@@ -93,9 +93,13 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _int(text: str) -> int:
+    """A canonical integer kubectl reads as one (beyond 64 bits it reads a float)."""
     if not _CANONICAL_INT.fullmatch(text):
         raise ValueError(text)
-    return int(text)
+    value = int(text)
+    if len(text) > 18 and not -(1 << 63) <= value < 1 << 64:
+        raise ValueError(text)
+    return value
 
 
 def _float(text: str) -> float:

@@ -1,8 +1,8 @@
 """ResourceList text for the KRM function: items cut out, handed over, and spliced back.
 
 A KRM function must give back the whole ResourceList with comments kept
-(reference/hosts.md §1.1) and in block style: kpt keeps the node style it
-receives, so flow output would turn the user's files into JSON (§1.3). The
+and in block style (docs/hosts.md, "KRM function"): kpt keeps the node
+style it receives, so flow output would turn the user's files into JSON. The
 list arrives as one block-style YAML document, so each item is cut out of
 the text as its own document (dedented), the engine rewrites it like any
 file, and only changed items are spliced back; every other byte, the

@@ -8,7 +8,6 @@ the Kubernetes API server's strict decoder.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import yaml
@@ -17,9 +16,13 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.records import Record
 from tfpolicy.yamlio import fast, jsondoc, rnodes
 from tfpolicy.yamlio.construct import Loader as _Loader
+from tfpolicy.yamlio.construct import Yaml11Loader as _Yaml11Loader
 from tfpolicy.yamlio.construct import error as _error
+from tfpolicy.yamlio.construct import is_kubernetes_node
+from tfpolicy.yamlio.located import TEMPLATE_SYNTAX as TEMPLATE_SYNTAX
+from tfpolicy.yamlio.located import located_error
 
-MAX_ALIAS_NODES = 100_000  # expanded nodes allowed once a document uses aliases
+MAX_ALIAS_NODES = 100_000  # nodes aliases may add to a document when they are expanded
 _MAP = "tag:yaml.org,2002:map"
 
 
@@ -48,34 +51,36 @@ def parse_with_libyaml(text: str, *, file: str, line: int = 0) -> Parsed:
 
     Data reached through aliases is copied, so every path in the data is its
     own value, as it is in the JSON that kubectl sends: an edit at one path
-    never shows at another.
+    never shows at another. A JSON document's data is JSON's (jsondoc.py).
     """
-    loader = _Loader(jsondoc.join_surrogates(text))
+    as_json = jsondoc.read(text)
+    source = jsondoc.join_surrogates(text) if as_json is None else jsondoc.for_positions(text)
     try:
-        node = loader.get_single_node()
-        data = None
-        if node is not None and "*" in text:
-            _check_alias_expansion(node)
-            data = _unshare(loader.construct_document(node), node, set())
-        elif node is not None:
-            data = loader.construct_document(node)
-    except yaml.MarkedYAMLError as exc:
-        raise _located(exc, file, line, text) from None
-    except yaml.reader.ReaderError as exc:  # a character YAML forbids: point at it
-        at = text.count("\n", 0, exc.position)
-        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
-        raise TfpolicyError(f"invalid YAML: control character #x{code:02x} is not allowed",
-                            file=file, line=line + at + 1, column=column) from None
+        node, data = _read(_Loader, source, as_json)
     except yaml.YAMLError as exc:
-        raise TfpolicyError(f"invalid YAML: {exc}", file=file, line=line + 1) from None
+        raise located_error(exc, file, line, text) from None
     except RecursionError:
         raise TfpolicyError("YAML nested too deeply", file=file, line=line + 1) from None
-    finally:
-        loader.dispose()
     if data is None and isinstance(node, yaml.ScalarNode):
         return Parsed(None, None)  # "--- ~": a null document is empty, as kubectl reads it
     return Parsed(data, node)
+
+
+def _read(loader_class: type[_Loader], source: str, as_json: Any) -> tuple[Any, Any]:
+    """The node tree and data of ``source``: a Kubernetes object as kubectl reads it,
+    tfpolicy's own files as YAML 1.1 (construct.py); a JSON document's data is JSON's."""
+    loader = loader_class(source)
+    try:
+        node = loader.get_single_node()
+        if as_json is not None or node is None:
+            return node, as_json
+        if loader_class is _Loader and not is_kubernetes_node(node):
+            return _read(_Yaml11Loader, source, as_json)
+        if "*" in source and "&" in source and _shares_nodes(node):
+            return node, _unshare(loader.construct_document(node), node, set())
+        return node, loader.construct_document(node)
+    finally:
+        loader.dispose()
 
 
 def _unshare(value: Any, root: yaml.Node, active: set[int]) -> Any:
@@ -93,38 +98,20 @@ def _unshare(value: Any, root: yaml.Node, active: set[int]) -> Any:
     return copy
 
 
-# Template actions where YAML expects a value, key or item: not inside quotes.
-TEMPLATE_SYNTAX = re.compile(r"(?:^[ \t]*|:[ \t]+|-[ \t]+)\{\{", re.MULTILINE)
+def _shares_nodes(root: yaml.Node) -> bool:
+    """Whether aliases make a node appear more than once; an error when they loop, or
+    when expanding them would add more than ``MAX_ALIAS_NODES`` nodes (billion laughs).
 
-
-def _located(exc: yaml.MarkedYAMLError, file: str, line: int, text: str) -> TfpolicyError:
-    template = TEMPLATE_SYNTAX.search(text)
-    if template is not None:
-        at = text.count("\n", 0, template.start())
-        column = template.end() - 2 - (text.rfind("\n", 0, template.start()) + 1)
-        return TfpolicyError("unrendered Helm template syntax ({{ … }}); render the chart with "
-                             "`helm template` first", file=file, line=line + at + 1,
-                             column=column + 1)
-    mark = exc.problem_mark or exc.context_mark
-    if exc.context_mark is not None and "end of stream" in str(exc.problem):
-        mark = exc.context_mark  # an unclosed quote: point at where it opened
-    reason = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-    if mark is None:
-        return TfpolicyError(f"invalid YAML: {reason}", file=file, line=line + 1)
-    if text[mark.index:mark.index + 1] == "\t":
-        reason = "a tab character cannot indent YAML"
-    return TfpolicyError(
-        f"invalid YAML: {reason}", file=file, line=line + mark.line + 1, column=mark.column + 1
-    )
-
-
-def _check_alias_expansion(root: yaml.Node) -> None:
-    """Refuse documents whose aliases expand beyond a sane size (billion laughs) or loop."""
-    sizes: dict[int, int] = {}
+    What is counted is what aliases add, not the nodes written: a large document
+    with a ``*`` in some string and no alias is as large as it is written."""
+    sizes: dict[int, int] = {}  # expanded size of each node
+    uses: dict[int, int] = {}  # how often each node is referred to
     open_: set[int] = set()  # nodes whose children are still being sized
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
+        if not expanded:
+            uses[id(node)] = uses.get(id(node), 0) + 1
         if id(node) in sizes:
             continue
         children = _children(node)
@@ -133,12 +120,28 @@ def _check_alias_expansion(root: yaml.Node) -> None:
                 raise _error("an alias refers to a node that contains it", node)
             open_.add(id(node))
             stack.append((node, True))
-            stack.extend((c, False) for c in children if id(c) not in sizes)
+            stack.extend((c, False) for c in children)
             continue
         open_.discard(id(node))
-        sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
-        if sizes[id(node)] > MAX_ALIAS_NODES:
-            raise _error(f"aliases expand to more than {MAX_ALIAS_NODES} nodes", node)
+        sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+    added = sizes[id(root)] - len(sizes)
+    if added > MAX_ALIAS_NODES:
+        raise _error(f"aliases expand to {added} more nodes than are written (at most "
+                     f"{MAX_ALIAS_NODES})", _largest_shared(root, sizes, uses))
+    return added > 0
+
+
+def _largest_shared(root: yaml.Node, sizes: dict[int, int], uses: dict[int, int]) -> yaml.Node:
+    """The largest node aliases refer to: where an expansion error points."""
+    best, stack, seen = root, [root], {id(root)}
+    while stack:
+        node = stack.pop()
+        if uses[id(node)] > 1 and (best is root or sizes[id(node)] > sizes[id(best)]):
+            best = node
+        fresh = [c for c in _children(node) if id(c) not in seen]
+        seen.update(id(c) for c in fresh)
+        stack.extend(fresh)
+    return best
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:

@@ -28,18 +28,15 @@ import yaml
 from yaml._yaml import CParser
 
 from tfpolicy.edits import same
-from tfpolicy.yamlio import jsondoc
-from tfpolicy.yamlio.construct import Loader
+from tfpolicy.yamlio import goyaml, jsondoc
+from tfpolicy.yamlio.construct import Loader, is_kubernetes_object
 
 _T = "tag:yaml.org,2002:"
 _STR, _STAMP, _NULL, _BOOL = _T + "str", _T + "timestamp", _T + "null", _T + "bool"
 _INT, _FLOAT = _T + "int", _T + "float"
 _CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _CANONICAL_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
-_BOOLS = yaml.constructor.SafeConstructor.bool_values
 _FAILURES = (yaml.YAMLError, RecursionError)
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = Loader.yaml_implicit_resolvers
-_EVERY = _RESOLVERS.get(None, [])
 _SCALAR, _MAP_START, _SEQ_START = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
 _MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
 _DOC_START, _DOC_END = yaml.DocumentStartEvent, yaml.DocumentEndEvent
@@ -52,7 +49,10 @@ class _Unsure(Exception):
 
 def reads_as(text: str, intended: Any) -> bool:
     """Whether libyaml reads ``text`` (one document) as exactly ``intended``, types included;
-    a text it refuses reads as nothing."""
+    a text it refuses reads as nothing. The walk types scalars as kubectl does, so it
+    answers for Kubernetes objects only (tfpolicy's own files are read as YAML 1.1)."""
+    if not is_kubernetes_object(intended):
+        return _expanded(text, intended)
     joined = jsondoc.join_surrogates(text)
     parser = CParser(joined)
     try:
@@ -172,41 +172,24 @@ def _sequence(get: Any, value: list[Any]) -> None:
         raise _Unsure
 
 
-class _Every:
-    """Every first character: some resolver watches them all."""
-
-    def __contains__(self, _: object) -> bool:
-        return True
-
-
 def _tag(event: Any) -> str:
-    """The tag PyYAML's resolver gives an untagged scalar (the loader's own table)."""
+    """The tag an untagged scalar has as kubectl types it (the loader's own resolver)."""
     if not event.implicit[0]:
         return _STR  # quoted or block: a string
     return _plain_tag(event.value)
 
 
 def _plain_tag(text: str) -> str:
-    """The tag of a plain scalar: its text's first resolver match, remembered (the same
-    keys and values recur in every manifest; the table is fixed at import)."""
+    """The tag of a plain scalar, remembered (the same keys and values recur in every
+    manifest)."""
     tag = _PLAIN_TAGS.get(text)
     if tag is None:
-        tag = _resolved(text)
+        tag = goyaml.plain_tag(text)
         if len(text) <= _REMEMBERED_CHARS:
             if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
                 _PLAIN_TAGS.clear()
             _PLAIN_TAGS[text] = tag
     return tag
-
-
-def _resolved(text: str) -> str:
-    resolvers = _RESOLVERS.get(text[0] if text else "")
-    if resolvers is None and not _EVERY:
-        return _STR
-    for tag, pattern in (resolvers or []) + _EVERY:
-        if pattern.match(text):
-            return tag
-    return _STR
 
 
 _PLAIN_TAGS: dict[str, str] = {}
@@ -221,7 +204,7 @@ def _scalar(event: Any, value: Any) -> bool:
     if tag == _NULL:
         return value is None
     if tag == _BOOL:
-        return type(value) is bool and _BOOLS.get(text.lower()) is value
+        return type(value) is bool and goyaml.resolve(text)[1] is value
     if tag == _INT:
         return type(value) is int and bool(_CANONICAL_INT.fullmatch(text)) and int(text) == value
     if tag == _FLOAT:
@@ -230,7 +213,6 @@ def _scalar(event: Any, value: Any) -> bool:
     return False  # a merge key, "=": the constructor says what it is
 
 
-# The first characters some implicit resolver watches ("" for the empty scalar): a plain
-# scalar opening with another one is a string.
-_WATCHED: Container[str] = frozenset(k for k in _RESOLVERS if k is not None) \
-    if not _EVERY else _Every()
+# The first characters of a plain scalar that may not be a string ("" for the empty
+# scalar): a plain scalar opening with another one is a string.
+_WATCHED: Container[str] = goyaml.WATCHED | {""}

@@ -24,18 +24,20 @@ import yaml
 
 from tfpolicy.edits import ENTRY, SHARED, Edit, Layout, Op, Path, same
 from tfpolicy.yamlio.aliases import sharing
+from tfpolicy.yamlio.construct import Loader
 from tfpolicy.yamlio.expand import Doc, index_of, merges
 from tfpolicy.yamlio.indent import indent_step
 from tfpolicy.yamlio.lines import eol, line_start
 from tfpolicy.yamlio.load import parse_with_libyaml
 from tfpolicy.yamlio.rnodes import NeedsLibyaml
-from tfpolicy.yamlio.spans import Unsupported, entry_end, entry_span, walk
+from tfpolicy.yamlio.spans import Unsupported, entry_end, entry_span, on_dash_line, walk
 from tfpolicy.yamlio.stream import newline_of
 
 _ALIAS = re.compile(r"(?:^|[\s\[{,:])\*[^\s,\[\]{}]")
 # An insertion placed by a layout sorts after the splice's own at one point and depth,
 # and a chain of them in the order they were written.
 _RANK = 10
+_ON_DASH = "\0dash"  # the entry goes back first on a sequence item's "- " line
 
 
 class Capturer:
@@ -71,6 +73,8 @@ def _doc(text: str, root: yaml.Node | None) -> Doc:
 def capture(doc: Doc, path: Path, kind: str) -> Layout | None:
     """How the entry at ``path`` is written (``ENTRY``), or the alias or merged key it is
     (``SHARED``); ``None`` where that cannot be kept."""
+    if not path:
+        return None  # the document itself (a Pod) stands in no mapping
     try:
         parent = walk(doc, path[:-1])
         index = index_of(parent, path[-1])
@@ -91,10 +95,24 @@ def _shared(doc: Doc, parent: yaml.MappingNode, index: int | None) -> Layout | N
         return None
     if index is None:
         return Layout("", SHARED) if merges(parent) else None
-    if not doc.shared.is_alias(parent, index):
+    if not doc.shared.is_alias(parent, index) and not _holds_shared(doc, parent.value[index][1]):
         return None
     start, end = entry_span(doc, parent, index)
     return Layout(_lf(doc.text[start:end]), SHARED)
+
+
+def _holds_shared(doc: Doc, value: yaml.Node) -> bool:
+    """A flow collection holding an alias or a merge key (``{<<: *lim, memory: 1Gi}``), a
+    block mapping with a merge key of its own, or a block sequence of such mappings
+    (``- name: a`` over ``<<: [*base, *gpu]``): written out to edit inside, it is kept
+    whole (only there, not again above it), and the read back of the document says
+    whether that text still reads as intended."""
+    if isinstance(value, yaml.CollectionNode) and value.flow_style:
+        text = doc.text[value.start_mark.index:value.end_mark.index]
+        return "<<" in text or _ALIAS.search(text) is not None
+    if isinstance(value, yaml.SequenceNode):
+        return any(isinstance(item, yaml.MappingNode) and merges(item) for item in value.value)
+    return isinstance(value, yaml.MappingNode) and merges(value)
 
 
 def _block_mapping(node: yaml.Node) -> TypeGuard[yaml.MappingNode]:
@@ -102,6 +120,10 @@ def _block_mapping(node: yaml.Node) -> TypeGuard[yaml.MappingNode]:
 
 
 def _entry(doc: Doc, path: Path, parent: yaml.MappingNode, index: int) -> Layout | None:
+    if on_dash_line(doc, parent, index):  # kept as if on its own line; it goes back on the dash's
+        key = parent.value[0][0]
+        text = doc.text[key.start_mark.index:entry_end(doc, parent, 0)]
+        return Layout(" " * key.start_mark.column + _lf(text), ENTRY, None)
     start, end = entry_span(doc, parent, index)
     if index == 0:
         after, top = None, _top(doc, path[:-1])
@@ -186,7 +208,10 @@ def placements(doc: Doc, edits: list[Edit]) -> dict[int, tuple[int, str, int, in
         if placed is not None:
             at, rank, lead = placed
             done[(*parent_path, key)] = at
-            out[i] = (at, lead + _text(doc, edits[i], at), _indent(edits[i].layout), rank)
+            indent, text = _indent(edits[i].layout), _text(doc, edits[i], at)
+            if lead == _ON_DASH:  # the first key again: the one there moves to its own line
+                lead, text = "", text[indent:] + " " * indent
+            out[i] = (at, lead + text, indent, rank)
     return out
 
 
@@ -206,6 +231,8 @@ def _place(doc: Doc, edits: list[Edit], batch: dict[tuple[Path, Any], int], pare
     if _indent(layout) != _column(doc, parent) or not _fits(layout.text, key, edit.value):
         return None
     rank = _RANK
+    if layout.after is None and on_dash_line(doc, parent, 0):
+        return parent.value[0][0].start_mark.index, rank, _ON_DASH
     if layout.after is None:
         base = _top(doc, parent_path)
     elif (index := index_of(parent, layout.after)) is not None:
@@ -277,8 +304,11 @@ def _text(doc: Doc, edit: Edit, at: int) -> str:
 
 
 def reads_as(text: str, value: Any) -> bool:
-    """``text`` parses (YAML 1.1, as Kubernetes reads it) to exactly ``value``."""
+    """``text`` (a part of a pod template) reads as exactly ``value``, as kubectl reads it."""
+    loader = Loader(text)
     try:
-        return same(yaml.load(text, Loader=yaml.CSafeLoader), value)
-    except yaml.YAMLError:
+        return same(loader.get_single_data(), value)
+    except (yaml.YAMLError, RecursionError):
         return False
+    finally:
+        loader.dispose()

@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import re
 
-import yaml
+from tfpolicy.yamlio import goyaml
 
-_STR_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:timestamp")
 # A plain token that may not read as a string, where a scalar starts and ends; canonical
 # values (which both readings type alike) are skipped unless a colon makes them a key.
 _TERM = r"(?=[ \t]*(?:[#,\]}\n]|$|:(?:[ \t\n]|$)))"
 _TOKEN = re.compile(
     r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoO])"
     r"(?!(?:-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?|true|false|null)[ \t]*(?:[#,\]}\n]|$))"
-    r"([-+]?[0-9.](?:[0-9a-fA-FxX_.+-]|:(?=[0-9a-fA-FxX_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE"
-    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL)" + _TERM,
+    r"([-+]?[0-9.](?:[0-9a-fA-FxXoO_.+-]|:(?=[0-9a-fA-FxXoO_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE"
+    r"|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|[yYnN])" + _TERM,
     re.MULTILINE,
 )
 # A number-like token not in canonical form (canonical ones never match _TOKEN as values):
@@ -43,11 +42,10 @@ _INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN]
 # numbers and words included (``1:`` and ``true:`` are keys libyaml types).
 _KEY = re.compile(
     r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoO])"
-    r"([-+]?[0-9.](?:[0-9a-fA-FxX_.+-]|:(?=[0-9a-fA-FxX_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE"
-    r"|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL)(?=[ \t]*:(?:[ \t\n]|$))",
+    r"([-+]?[0-9.](?:[0-9a-fA-FxXoO_.+-]|:(?=[0-9a-fA-FxXoO_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE"
+    r"|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|[yYnN])(?=[ \t]*:(?:[ \t\n]|$))",
     re.MULTILINE,
 )
-_RESOLVER = yaml.resolver.Resolver()
 
 
 def retyped(text: str) -> bool:
@@ -86,8 +84,7 @@ def typed_keys(text: str) -> bool:
 def _not_string(token: str) -> bool:
     if token[0] in _NUMBERISH:
         return True
-    tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))  # type: ignore[no-untyped-call]
-    return tag not in _STR_TAGS
+    return goyaml.plain_tag(token) != goyaml.STR
 
 
 def typed_otherwise(text: str) -> bool:
@@ -96,7 +93,6 @@ def typed_otherwise(text: str) -> bool:
         token = match.group(1)
         if token[0] in _NUMBERISH:
             return True  # respelled by the JSON writer, or a number not in canonical form
-        tag = _RESOLVER.resolve(yaml.ScalarNode, token, (True, False))  # type: ignore[no-untyped-call]
-        if tag not in _STR_TAGS:
+        if goyaml.plain_tag(token) != goyaml.STR:
             return True
     return False

@@ -1,8 +1,8 @@
 """A fast check that a document the engine need not read is well-formed YAML.
 
 Documents that mention no GPU resource are passed on as their original
-text, but a stream kubectl would reject must still be rejected (DESIGN §1:
-malformed input is exit 2). rapidyaml (``ryml``) parses a document into a
+text, but a stream kubectl would reject must still be rejected (malformed
+input is exit 2: docs/exit-codes.md). rapidyaml (``ryml``) parses a document into a
 flat tree without building Python objects, about twenty times faster than
 libyaml's constructor on these documents, so every document can be checked.
 

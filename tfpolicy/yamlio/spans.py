@@ -49,6 +49,28 @@ def entry_span(doc: Doc, parent: yaml.Node, index: int) -> tuple[int, int]:
     return start, end
 
 
+def on_dash_line(doc: Doc, parent: yaml.Node, index: int) -> bool:
+    """Entry ``index`` is a block sequence item's first key, on the item's ``- `` line."""
+    if index != 0 or not isinstance(parent, yaml.MappingNode) or parent.flow_style:
+        return False
+    key = parent.value[0][0]
+    return doc.text[line_start(doc.text, key.start_mark.index):key.start_mark.index].strip(" ") \
+        == "-"
+
+
+def dash_span(doc: Doc, parent: yaml.Node) -> tuple[int, int]:
+    """What removing an item's first key takes, the key on the ``- `` line: the entry and the
+    indentation of the next key, which then moves up onto the dash's line (``- image: x``).
+    Only when the next key stands on the line right after the entry."""
+    if len(parent.value) < 2:
+        raise Unsupported
+    end, second = entry_end(doc, parent, 0), parent.value[1][0]
+    if doc.text[end:second.start_mark.index] != " " * second.start_mark.column \
+            or second.start_mark.column != parent.value[0][0].start_mark.column:
+        raise Unsupported  # a comment or blank line between them: it has no place
+    return parent.value[0][0].start_mark.index, second.start_mark.index
+
+
 def entry_end(doc: Doc, parent: yaml.Node, index: int) -> int:
     """Where the line after entry ``index`` of a block collection begins (aliases seen)."""
     while True:

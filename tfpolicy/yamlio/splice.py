@@ -26,7 +26,16 @@ from tfpolicy.yamlio.flow import flow_again
 from tfpolicy.yamlio.indent import indent_step
 from tfpolicy.yamlio.lines import after, entry_indent, eol, line_above, line_start, unterminated
 from tfpolicy.yamlio.restore import entry_again, placements, shared_text
-from tfpolicy.yamlio.spans import ALIAS, Unsupported, entry_end, entry_span, item_token, walk
+from tfpolicy.yamlio.spans import (
+    ALIAS,
+    Unsupported,
+    dash_span,
+    entry_end,
+    entry_span,
+    item_token,
+    on_dash_line,
+    walk,
+)
 from tfpolicy.yamlio.tails import append_at, first_at, heads_from
 
 
@@ -248,6 +257,8 @@ def _fill(doc: Doc, key: yaml.Node, value: yaml.Node, new: dict[str, Any]) -> li
 
 
 def _remove(doc: Doc, parent: yaml.Node, index: int) -> _Patch:
+    if on_dash_line(doc, parent, index):
+        return _Patch(*dash_span(doc, parent), "")
     start, end = entry_span(doc, parent, index)
     if doc.open_end and end == len(doc.text):  # blank lines above would end the file
         while start > 0 and not doc.text[line_above(doc.text, start):start].strip():

@@ -10,7 +10,7 @@ Only edited documents get here, so unedited ones are never parsed twice.
 The read back is libyaml's (PyYAML's C loader, with the Kubernetes typing
 of load.py: readback.py), never the fast reading that may have read the document the
 edits were planned on: a net that reads with the reader it guards fails
-with it (DESIGN §4a).
+with it (docs/yaml.md, "The check of every rewrite").
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from tfpolicy.edits import Edit, edited
+from tfpolicy.yamlio import jsondoc, jsonsplice
 from tfpolicy.yamlio.lines import unterminated
 from tfpolicy.yamlio.load import Parsed
 from tfpolicy.yamlio.readback import reads_as
@@ -38,12 +39,20 @@ def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
                    quick: bool = False) -> str | None:
     """The first rewrite of ``raw`` that parses to the intended data, or ``None``.
 
-    ``quick`` tries only the writers that keep the layout (JSON, the splice):
-    the round trip is left for a reading with libyaml's own node tree.
+    ``quick`` tries only the writers that keep the layout (the splice): the
+    round trip is left for a reading with libyaml's own node tree. A JSON
+    document is written as JSON, in place or whole, and read back as JSON;
+    never as YAML, which kubectl would read as JSON and refuse.
     """
     intended = edited(parsed.data, edits)
     newline = newline_of(raw.text)
-    for writer in (_json, _splice) if quick else (_json, _splice, _round_trip):
+    if jsondoc.read(raw.text) is not None:
+        for json_writer in (jsonsplice.splice, jsonsplice.whole):
+            text = json_writer(raw.text, edits, newline)
+            if text is not None and jsondoc.reads_as(text, raw.text, intended):
+                return text
+        return None
+    for writer in (_splice,) if quick else (_splice, _round_trip):
         try:
             text = writer(raw, parsed, edits, newline, intended)
         except _FALLBACK_FAILURES:
@@ -51,13 +60,6 @@ def first_faithful(raw: RawDoc, parsed: Parsed, edits: list[Edit], file: str, *,
         if text is not None and reads_back(text, raw.text, intended, file):
             return text
     return None
-
-
-def _json(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
-          intended: Any) -> str | None:
-    from tfpolicy.yamlio.jsondoc import rewrite_json
-
-    return rewrite_json(raw.text, edits, newline)
 
 
 def _splice(raw: RawDoc, parsed: Parsed, edits: list[Edit], newline: str,
