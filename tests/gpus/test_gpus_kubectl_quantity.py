@@ -28,6 +28,7 @@ from tfpolicy.gpus.quantity import (
     parse_quantity,
     resource_problem,
     resource_quantity,
+    served,
 )
 
 POD = """\
@@ -144,6 +145,25 @@ def test_rightsize_writes_the_count_kubectl_reads(spelling: str, count: int | No
         assert code == 0, err
         annotations = yaml.safe_load(out)["spec"]["template"]["metadata"]["annotations"]
         assert annotations["tensor-fusion.ai/gpu-count"] == str(count)
+
+
+SERVED = ["01", "1000", "1E3", "+1", "100", "1000m", "0.5", "1.5Gi", "5Gi", "7Ki", "1.0",
+          "12000", "0010", "1.500", "2e3", "3m", " 2 ", "8Gi", "64Mi"]
+
+
+@pytest.mark.parametrize("text", SERVED)
+def test_the_text_served_for_a_quantity_is_kubectls(text: str, tmp_path: Path) -> None:
+    """The webhook reads a GPU count with strconv.Atoi from the text the API server serves
+    (NexusGPU/tensor-fusion internal/webhook/v1/tf_parser.go:454): the string parsed when
+    ParseQuantity keeps it, else the canonical form."""
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(value=json.dumps(text)))
+    kubectl = _kubectl()
+    typed = subprocess.run([kubectl, "set", "resources", "--local", "-f", str(path), "-c", "main",
+                            "--limits=cpu=1", "-o", "json"], capture_output=True, text=True,
+                           check=True)
+    container = json.loads(typed.stdout)["spec"]["template"]["spec"]["containers"][0]
+    assert served(text) == container["resources"]["limits"]["nvidia.com/gpu"]
 
 
 def test_an_annotation_quantity_stays_untrimmed() -> None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tfpolicy.gpus.quantity import QuantityError, resource_quantity
+from tfpolicy.gpus.quantity import QuantityError, resource_quantity, served
 from tfpolicy.gpus.resources import (
     HAMI_CORES,
     HAMI_DEFAULT_GPUS,
@@ -143,9 +143,12 @@ def go_int(text: str) -> int | None:
 
 
 def _atoi(value: Any) -> int | None:
-    """Go's strconv.Atoi on the quantity's string form (tf_parser.go:454): "1000m" is not a
-    count."""
-    number = go_int(str(value)) if not isinstance(value, bool) else None
+    """Go's strconv.Atoi on the quantity's string form (tf_parser.go:454), the text the API
+    server serves (``"1000m"`` is served as ``"1"``, a count; ``"1k"`` is none)."""
+    try:
+        number = go_int(served(value))
+    except QuantityError:
+        return None
     return number if number is not None and 0 < number <= _UINT32_MAX else None
 
 

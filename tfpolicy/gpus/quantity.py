@@ -101,6 +101,38 @@ def resource_quantity(value: str | int | float) -> Fraction:
     return parse_quantity(value)
 
 
+def served(value: str | int | float) -> str:
+    """The text the API server serves for a resource's value: what it parsed, when
+    ``ParseQuantity`` kept it (a canonical spelling: ``"2"``, ``"+1"``, ``"500m"``), else the
+    canonical form (``"1000m"`` is served as ``"1"``, ``"1.0"`` as ``"1"``) (quantity.go:
+    278-345, the fast path that "reuses the string"). The webhook reads a GPU count from it."""
+    if isinstance(value, bool):
+        raise QuantityError(f"not a quantity: {value!r}")
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        value = int(value)  # a JSON number as Go writes it: 2.0 is 2
+    text = value.strip(_JSON_SPACE) if isinstance(value, str) else str(value)
+    if isinstance(value, float):
+        text = repr(value)
+    parse_quantity(text)
+    return text if text == "0" or _kept(text) else canonical(text)
+
+
+def _kept(text: str) -> bool:
+    """``ParseQuantity`` keeps the string of a value it reads in its fast path when the
+    digits are canonical: no leading zero, a decimal scale a multiple of 3 with no trailing
+    ``000``, a binary value not a multiple of 8 (k8s.io/apimachinery quantity.go:315-340)."""
+    match = _RE.fullmatch(text)
+    assert match is not None
+    whole, frac, suffix = match["whole"].lstrip("0") or "0", match["frac"] or "", match["suffix"]
+    shifted = whole + frac
+    if suffix in _BINARY:
+        return not frac and len(shifted) <= 14 and int(shifted) % 8 != 0
+    exponent = int(match["exp"]) if match["exp"] else _DECIMAL.get(suffix or "", 0)
+    scale = exponent - len(frac)
+    return (len(shifted) <= 18 and scale >= -9 and scale % 3 == 0
+            and not shifted.endswith("000") and shifted[0] != "0")
+
+
 def resource_problem(value: object) -> str:
     """What the API server says of an extended resource's value (a GPU's): ``""`` when it
     takes it. Every extended resource is a non-negative whole number (kubernetes/kubernetes
