@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.conftest import ROOT
 from tfpolicy.cli import main
 from tfpolicy.findings import Severity
 from tfpolicy.workloads import dra, finder
@@ -178,3 +179,12 @@ def test_apply_leaves_dra_documents_as_they_are(
     assert main(["apply", "-p", "takeover", str(path)]) == 0
     out, err = capsys.readouterr()
     assert out == STREAM and "gpu-dra-claim" in err
+
+
+def test_plan_counts_them_among_the_gpu_requests_not_migrated(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inventory = ROOT / "tests" / "cases" / "plan-rollout" / "daemonset-surge-fits" / "inventory.yaml"
+    path = tmp_path / "dra.yaml"
+    path.write_text(STREAM)
+    main(["plan", "-p", "takeover", "--inventory", str(inventory), str(path)])
+    assert "GPU requests not migrated: 4 (4 gpu-dra-claim)" in capsys.readouterr()[0]

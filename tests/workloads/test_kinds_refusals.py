@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.conftest import ROOT
 from tfpolicy.cli import main
 
 DEPLOYMENT = """\
@@ -122,3 +123,13 @@ def test_a_tensor_fusion_pod_bound_to_a_node_still_rolls_back(
     back = capsys.readouterr()[0]
     assert back == original.replace("    spec:\n      containers:",
                                     f"    spec:{NODE}\n      containers:")
+
+
+def test_plan_leaves_a_pod_bound_to_a_node_out_and_counts_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    inventory = ROOT / "tests" / "cases" / "plan-rollout" / "daemonset-surge-fits" / "inventory.yaml"
+    path = _write(tmp_path, "            limits: {nvidia.com/gpu: 1}", NODE)
+    main(["plan", "-p", "takeover", "--inventory", str(inventory), str(path)])
+    out = capsys.readouterr()[0]
+    assert "not simulated: spec.nodeName binds this pod to node 'gpu-node-7'" in out
+    assert "GPU requests not migrated: 1 (1 gpu-node-name)" in out
