@@ -114,6 +114,10 @@ def test_gpu_devices_resolves_a_pod_over_the_input() -> None:
         ("any", True, [("gpu.nvidia.com", 1), ("mig.nvidia.com", 2)]),
         ("elsewhere", False, [])]
     assert dra.gpu_devices(pod["spec"]["template"], "other", claims)[0].claim is None
+    assert [(h.devices, h.per_pod) for h in held] == [(2, True), (1, True), (None, False)]
+    migs = dra.gpu_devices(_pod({"name": "m", "resourceClaimName": "migs"}), "default",
+                           dra.index([V1BETA1_CLAIM]))
+    assert [(h.devices, h.per_pod) for h in migs] == [(None, False)]  # allocationMode All
 
 
 def _unmigrated(obj: dict[str, Any], claims: dra.ClaimIndex | None) -> list[finder.Unmigrated]:

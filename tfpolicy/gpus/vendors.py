@@ -205,16 +205,19 @@ def markers() -> tuple[str, ...]:
 _TF = "NexusGPU/tensor-fusion"
 # Whether a TensorFusion ProviderConfig can take a vendor's devices, as the operator ships
 # them (its providers and pkg/constants/vendors.go, where soft isolation is per vendor).
-_WAYS = "(operatorConfig), or name it in the policy's gpuResources"
+_WAYS = "configure its ProviderConfig (operatorConfig), or name it in the policy's gpuResources"
+_OWN = ("configure its ProviderConfig, one of your own (operatorConfig), or name it in the "
+        "policy's gpuResources")
 _PROVIDERS = {
     "NVIDIA": f"TensorFusion's NVIDIA provider ({_TF} charts/tensor-fusion/values.yaml:155-204) "
-              f"takes it once its inUseResourceNames lists it: add it there {_WAYS}",
+              f"takes it once its inUseResourceNames lists it: {_WAYS}",
     "Ascend": f"TensorFusion's Ascend provider ({_TF} config/samples/provider-ascend.yaml:57-61) "
-              f"takes it: configure it with this name {_WAYS}",
+              f"takes it once its inUseResourceNames lists it: {_WAYS}",
     "MooreThreads": f"TensorFusion's Moore Threads provider ({_TF} config/samples/"
-                    f"provider-mthreads.yaml) takes it: configure it with this name {_WAYS}",
+                    f"provider-mthreads.yaml) takes it once its inUseResourceNames lists it: "
+                    f"{_WAYS}",
     "PPU": f"TensorFusion's PPU provider ({_TF} config/samples/provider-ppu.yaml:62-63) takes "
-           f"it: configure it {_WAYS}",
+           f"it: {_WAYS}",
 }
 _UNFINISHED = ("AMD", "Hygon", "MetaX")  # pkg/constants/vendors.go:73-92: soft isolation WIP
 _SHARES = ("Aliyun", "Tencent", "Koordinator", "Volcano", "HAMi")
@@ -226,10 +229,9 @@ def provider_text(vendor: str) -> str:
         return _PROVIDERS[vendor]
     if vendor in _UNFINISHED:
         return (f"TensorFusion ships no {vendor} provider (its {vendor} isolation is "
-                f"unfinished: {_TF} pkg/constants/vendors.go:73-92): to migrate it, configure "
-                f"a ProviderConfig of your own {_WAYS}")
+                f"unfinished: {_TF} pkg/constants/vendors.go:73-92): to migrate it, {_OWN}")
     if vendor in _SHARES:
         return (f"it is a share of a GPU that {vendor}'s scheduler hands out, which no "
                 "TensorFusion provider counts: it stays with that scheduler")
     return (f"TensorFusion ships no provider for {vendor} devices: it stays with its device "
-            f"plugin unless a ProviderConfig of yours lists it {_WAYS}")
+            f"plugin unless you {_OWN}")

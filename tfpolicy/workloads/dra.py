@@ -233,6 +233,29 @@ class Held(Record):
     claim: Claim | None
     asks: tuple[tuple[DeviceAsk, GpuClass], ...] = ()
 
+    @property
+    def per_pod(self) -> bool:
+        """Each pod gets a claim of its own (a template's); else all pods naming the claim
+        share its devices, held once whatever the replicas."""
+        return self.entry.kind == "ResourceClaimTemplate"
+
+    @property
+    def devices(self) -> int | None:
+        """The GPUs the claim holds: its requests' counts, a ``firstAvailable`` request's
+        first alternative (the one the scheduler prefers); ``None`` when a request takes
+        every matching device, or the input lacks the claim."""
+        if self.claim is None:
+            return None
+        total, seen = 0, set()
+        for ask, _ in self.asks:
+            if ask.path in seen:
+                continue  # a later alternative of a request already counted
+            seen.add(ask.path)
+            if ask.count is None:
+                return None
+            total += ask.count
+        return total
+
 
 def gpu_devices(pod: Any, namespace: str, claims: ClaimIndex) -> list[Held]:
     """GPU devices the pod spec (or template, or object) ``pod`` holds through DRA claims,
