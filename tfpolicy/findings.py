@@ -93,10 +93,11 @@ def fails(findings: list[Finding], fail_on: Severity = Severity.ERROR) -> bool:
     return any(f.severity >= fail_on for f in findings)
 
 
-# The rules of the warnings that say a GPU request stays with the device plugin (DESIGN §4a):
-# the engine's (a kind's field no pod is made from) and the GPU request finder's.
-NOT_MIGRATED_RULES = ("gpu-init-container", "gpu-placeholder", "gpu-vendor-not-configured",
-                      "kind-not-migrated", "unknown-kind")
+# The rules of the warnings that say a GPU request stays with the device plugin or the DRA
+# driver (docs/kinds.md): the engine's (a kind's field no pod is made from, a pod bound to a
+# node) and the GPU request finder's (a claim's GPU device request among them).
+NOT_MIGRATED_RULES = ("gpu-dra-claim", "gpu-init-container", "gpu-node-name", "gpu-placeholder",
+                      "gpu-vendor-not-configured", "kind-not-migrated", "unknown-kind")
 
 
 def not_migrated(findings: list[Finding]) -> dict[str, int]:

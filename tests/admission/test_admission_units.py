@@ -162,10 +162,14 @@ def test_labelled_native_pod_reserves_no_vram() -> None:
         "soft", 100_000, 0)
 
 
-def test_milli_quantity_is_not_a_gpu_count() -> None:
+def test_a_count_is_read_from_the_text_the_api_server_serves() -> None:
+    """The webhook Atoi's the served text: "1000m" is served as "1" (a count), "1k" as is."""
     tpl = template({A + "enabled": "true"}, {A + "tflops-limit": "10"}, {"nvidia.com/gpu": "1000m"})
     result = admit(tpl, AdmissionContext("ml", "app"))
     assert result.allocation is not None and result.allocation.gpu_count == 1
+    assert result.pod["metadata"]["annotations"][A + "container-gpu-count"] == '{"main":1}'
+    tpl = template({A + "enabled": "true"}, {A + "tflops-limit": "10"}, {"nvidia.com/gpu": "1k"})
+    result = admit(tpl, AdmissionContext("ml", "app"))
     assert A + "container-gpu-count" not in result.pod["metadata"]["annotations"]
 
 

@@ -1,4 +1,4 @@
-"""Offline simulation of the TensorFusion pod admission webhook (DESIGN §4).
+"""Offline simulation of the TensorFusion pod admission webhook (docs/commands.md, admission).
 
 Pure: takes dicts and records, returns records. Entry points:
 
@@ -13,7 +13,8 @@ Pure: takes dicts and records, returns records. Entry points:
 Each name is loaded from its module on first use, so a command that
 asks for one (``check`` for the traps) loads only what that one needs.
 
-Facts: reference/tensor-fusion.md §1–§3, §9.
+Facts: NexusGPU/tensor-fusion internal/webhook/v1/ (pod_webhook.go, tf_parser.go,
+auto_migration.go), cited in each module.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The scheduler's allocation request for an admitted pod (reference §5.1).
+"""The scheduler's allocation request for an admitted pod (NexusGPU/tensor-fusion
+internal/utils/resource.go:132, ComposeAllocationRequest).
 
 Composed from the annotations the webhook wrote, like
 ``ComposeAllocationRequest``: per-GPU values, count default 1, qos default
@@ -64,7 +65,7 @@ def _parses(text: str | None) -> bool:
 
 
 # A user annotation the webhook ignored as unparsable stays on the pod; the
-# scheduler then reads it as zero (reference §1.2 "silently treated as absent").
+# scheduler then reads it as zero (internal/webhook/v1/tf_parser.go:607-617).
 def _milli(text: str | None) -> int:
     return milli(text) if is_quantity(text) and text else 0
 

@@ -1,9 +1,11 @@
-"""Should the webhook take over a native GPU pod by itself? (reference §3.2, §9.6)
+"""Should the webhook take over a native GPU pod by itself? (NexusGPU/tensor-fusion
+internal/webhook/v1/auto_migration.go:34-120)
 
 Order: opt-out label, then ``enable``, then no scope = every GPU pod, then
 excludes win, then includes must match. A rule set matches when ANY of its
 present fields matches; ``includes: {}`` has no field and matches nothing.
-A rule that cannot be evaluated lets the pod through unchanged (§9.7).
+A rule that cannot be evaluated lets the pod through unchanged
+(internal/webhook/v1/pod_webhook.go:108-113).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ WorkloadProfiles, GPUResourceQuotas, GPU model capacities) is read by
 :mod:`tfpolicy.admission.helm` and :mod:`tfpolicy.admission.objects`; every
 field defaults to what the Helm chart installs. A present-but-empty rule set
 (``includes: {}``) is kept distinct from an absent one, because it matches
-nothing (reference §3.2).
+nothing (NexusGPU/tensor-fusion internal/webhook/v1/auto_migration.go:61-80).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from tfpolicy.workloads.revisions import carries_template_hash
 
 
 class Pool(Record):
-    """A GPUPool as the webhook reads it (reference §4 GPUPool)."""
+    """A GPUPool as the webhook reads it (NexusGPU/tensor-fusion api/v1/gpupool_types.go:30)."""
 
     name: str
     is_default: bool = False
@@ -30,7 +30,7 @@ class Pool(Record):
     default_qos: str = ""  # spec.qosConfig.defaultQoS; empty means medium
 
 
-# The pool the Helm chart creates (reference §4: cluster `tensor-fusion`, pool `shared`).
+# The pool the Helm chart creates (charts/tensor-fusion/templates/tensorfusioncluster.yaml).
 HELM_DEFAULT_POOL = Pool("tensor-fusion-shared", is_default=True)
 
 
@@ -42,7 +42,8 @@ class ModelCapacity(Record):
 
 
 class ProfileSpec(Record):
-    """A WorkloadProfile's spec, the base the pod's annotations override (§11 row 13).
+    """A WorkloadProfile's spec, the base the pod's annotations override
+    (internal/webhook/v1/tf_parser.go:40-225).
 
     ``resources`` are Quantity strings (``""`` = zero). ``gang`` is None when
     ``spec.gangScheduling`` is absent, else its ``minMembers``. The profile's
@@ -62,7 +63,7 @@ class ProfileSpec(Record):
 
 
 class QuotaDefaults(Record):
-    """A namespace GPUResourceQuota's ``spec.single`` defaults (reference §2.1 step 3h)."""
+    """A namespace GPUResourceQuota's ``spec.single`` defaults (tf_parser.go:147, :645)."""
 
     tflops_request: str = ""
     vram_request: str = ""
@@ -71,7 +72,8 @@ class QuotaDefaults(Record):
 
 
 class Rules(Record):
-    """One ``AutoMigrationRules``; ``None`` marks an absent field (reference §3.2)."""
+    """One ``AutoMigrationRules``; ``None`` marks an absent field
+    (internal/config/global_config.go:40)."""
 
     namespace_names: tuple[str, ...] | None = None
     namespace_selector: Mapping[str, Any] | None = None

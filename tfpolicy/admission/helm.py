@@ -1,4 +1,5 @@
-"""The webhook's configuration from the chart's Helm values (reference §3.1, §11).
+"""The webhook's configuration from the chart's Helm values (NexusGPU/tensor-fusion
+charts/tensor-fusion/values.yaml:94-100, :988).
 
 Read, each defaulting to ``charts/tensor-fusion/values.yaml``:
 ``cluster.{enabled, name, pool.name}`` (the default pool is

@@ -1,6 +1,7 @@
-"""Label, annotation and resource names the webhook reads and writes (reference §1).
+"""Label, annotation and resource names the webhook reads and writes (NexusGPU/tensor-fusion
+pkg/constants/constants.go).
 
-Every key uses the default domain ``tensor-fusion.ai`` (reference §0); the
+Every key uses the default domain ``tensor-fusion.ai`` (constants.go:28-50); the
 operator's custom-domain environment variables are out of scope offline.
 """
 
@@ -16,13 +17,13 @@ def key(name: str) -> str:
     return f"{DOMAIN}/{name}"
 
 
-# Pod labels (reference §1.1).
+# Pod labels (constants.go:71 and on).
 ENABLED = key("enabled")
 COMPONENT = key("component")
 GPUPOOL = key("gpupool")
 WORKLOAD = key("workload")
 
-# Pod annotations read by the webhook (reference §1.2).
+# Pod annotations read by the webhook (internal/webhook/v1/tf_parser.go:40-225).
 TFLOPS_REQUEST = key("tflops-request")
 TFLOPS_LIMIT = key("tflops-limit")
 VRAM_REQUEST = key("vram-request")
@@ -47,7 +48,7 @@ GANG_ENABLED = key("gang-enabled")
 GANG_MIN_MEMBERS = key("gang-min-members")
 GANG_TIMEOUT = key("gang-timeout")
 
-# Pod annotations written by the webhook (reference §1.3).
+# Pod annotations written by the webhook (internal/utils/compose.go:170).
 CONTAINER_GPU_COUNT = key("container-gpu-count")
 EMBEDDED_WORKER = key("embedded-worker")
 SELECTED_WORKLOAD = key("selected-workload")
@@ -57,7 +58,7 @@ GANG_DESIRED = key("gang-desired-members")
 GANG_REQUIRED = key("gang-required-members")
 GANG_GROUP_KEY = key("gang-group-key")
 
-# Node taint tolerated by local-GPU pods (reference §1.4, §2.1 step 13).
+# Node taint tolerated by local-GPU pods (internal/webhook/v1/pod_webhook.go:393, patchTFClient).
 USED_BY = key("used-by")
 
 TRUE = "true"
@@ -70,7 +71,8 @@ QOS_LEVELS = ("low", "medium", "high", "critical")
 NO_SOFT_LIMITER = frozenset({"amd", "hygon", "metax"})
 
 # Keys that the site docs still show but the code no longer reads
-# (reference §1.4 last paragraph, §7.2, §9.11): old key -> what to use now.
+# (the stale annotation page of NexusGPU/tensor-fusion-site, workload-annotation.md, against
+# pkg/constants/constants.go): old key -> what to use now.
 OBSOLETE = {
     key("auto-resources"): key("autoscale"),
     key("auto-scale-target-resource"): key("autoscale-target"),

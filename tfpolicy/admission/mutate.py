@@ -1,13 +1,14 @@
-"""Write a resolved profile onto the pod, as the webhook patches it (reference §2.1 steps 8–13).
+"""Write a resolved profile onto the pod, as the webhook patches it (NexusGPU/tensor-fusion
+internal/webhook/v1/pod_webhook.go:190-280).
 
-Written: the §1.3 annotations (qos, gpu-count, gpupool, non-zero
+Written: the annotations of internal/utils/compose.go:170 (qos, gpu-count, gpupool, non-zero
 tflops/vram/compute-percent in canonical Quantity form, gpu-model, vendor,
 is-local-gpu, sidecar-worker, inject-container, isolation, partition-id,
 container-gpu-count, embedded-worker, selected-workload,
 pending-owned-workload, the gang stamps), the labels component / gpupool / workload,
 ``schedulerName`` in local mode, the used-by toleration, the QoS priority
 class, and the removal of every recognised GPU resource from the requests
-and limits of the injected containers only (§9.4).
+and limits of the injected containers only (pod_webhook.go:448, :645-653).
 
 Not reproduced, because their values exist only in the live cluster: the
 pool client template hash label ``tensor-fusion.ai/pod-template-hash``, the
@@ -15,7 +16,7 @@ pool client template hash label ``tensor-fusion.ai/pod-template-hash``, the
 ``pod-counter-key`` annotation, host ports; nor the soft-limiter init
 container, env and volumes, the hard-isolation worker sidecar, and the
 remote-mode connection env and pool ``patchToPod``/``patchToContainer``
-strategic merges (§1.5). They add to the pod without changing its GPU shape.
+strategic merges (internal/utils/compose.go). They add to the pod without changing its GPU shape.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tfpolicy.admission.resources import Resources, is_zero
 from tfpolicy.gpus.quantity import canonical
 from tfpolicy.gpus.resources import GpuResources
 
-# priorityClassName per QoS (charts/.../priorityclass.yaml, reference §2.1 step 12).
+# priorityClassName per QoS (charts/tensor-fusion/templates/priorityclass.yaml, pod_webhook.go:238).
 PRIORITY_CLASSES = {"high": "tensor-fusion-high", "critical": "tensor-fusion-critical"}
 TOLERATION = {
     "key": keys.USED_BY, "operator": "Equal", "value": keys.SYSTEM_NAME,
@@ -53,12 +54,12 @@ def apply_profile(pod: dict[str, Any], profile: Profile, qos: str, ctx: Admissio
         spec["priorityClassName"] = PRIORITY_CLASSES[qos]
         spec.pop("priority", None)
     _labels_and_mode(pod, profile)
-    annotations.pop(keys.INDEX, None)  # only the scheduler may set it (§1.3)
+    annotations.pop(keys.INDEX, None)  # only the scheduler may set it
     _remove_native(pod, profile.inject, ctx.webhook.resources.in_use())
 
 
 def tf_annotations(profile: Profile, qos: str) -> dict[str, str]:
-    """The §1.3 annotations, always-written ones first."""
+    """The annotations compose.go:170 writes, always-written ones first."""
     out = {
         keys.QOS: qos,
         keys.GPU_COUNT: str(profile.gpu.count),
@@ -82,7 +83,7 @@ def tf_annotations(profile: Profile, qos: str) -> dict[str, str]:
 
 
 def resource_annotations(r: Resources) -> dict[str, str]:
-    """Non-zero per-GPU resources in Kubernetes canonical form (§9.12)."""
+    """Non-zero per-GPU resources in Kubernetes canonical form (compose.go:170)."""
     pairs = (
         (keys.TFLOPS_REQUEST, r.tflops_request), (keys.TFLOPS_LIMIT, r.tflops_limit),
         (keys.VRAM_REQUEST, r.vram_request), (keys.VRAM_LIMIT, r.vram_limit),

@@ -1,7 +1,9 @@
 """Native GPU resources on the pod: API defaulting, detection, migration counts.
 
-Reference §2.1 step 2 (``HasGPUResourceRequest``), §2.2 (native limits →
-gpu-count), §9.4 and §9.14 (requests defaulted from limits before admission).
+NexusGPU/tensor-fusion internal/utils/reconcile.go:200-212 (``HasGPUResourceRequest``),
+internal/webhook/v1/tf_parser.go:427-600 (native limits → gpu-count), pod_webhook.go:645-653
+(their removal); the API server defaults requests from limits before admission
+(kubernetes/kubernetes pkg/apis/core/v1/defaults.go, SetDefaults_Pod).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError, resource_quantity, served
 from tfpolicy.gpus.resources import (
     HAMI_CORES,
     HAMI_DEFAULT_GPUS,
@@ -38,7 +40,7 @@ def default_requests(pod: dict[str, Any]) -> None:
 
     Kubernetes' ``SetDefaults_Pod`` does this for every resource of every
     container and init container of a Pod (not of a template), before any
-    webhook runs (reference §9.14); the GPU check needs the requests map.
+    webhook runs (SetDefaults_Pod); the GPU check needs the requests map.
     """
     for field in ("initContainers", "containers"):
         for container in containers(pod, field):
@@ -66,7 +68,7 @@ def has_gpu_request(pod: Mapping[str, Any], names: GpuResources) -> bool:
 
 
 class NativeGpus(Record):
-    """What the webhook takes from native GPU limits (reference §2.2)."""
+    """What the webhook takes from native GPU limits (tf_parser.go:427-600)."""
 
     count: int
     per_container: tuple[tuple[str, int], ...]  # last resource name wins per container
@@ -141,14 +143,18 @@ def go_int(text: str) -> int | None:
 
 
 def _atoi(value: Any) -> int | None:
-    """Go's strconv.Atoi on the quantity's string form (§2.2): "1000m" is not a count."""
-    number = go_int(str(value)) if not isinstance(value, bool) else None
+    """Go's strconv.Atoi on the quantity's string form (tf_parser.go:454), the text the API
+    server serves (``"1000m"`` is served as ``"1"``, a count; ``"1k"`` is none)."""
+    try:
+        number = go_int(served(value))
+    except QuantityError:
+        return None
     return number if number is not None and 0 < number <= _UINT32_MAX else None
 
 
 def _positive(value: Any) -> bool:
     try:
-        return parse_quantity(value) > 0
+        return resource_quantity(value) > 0
     except QuantityError:
         return False
 

@@ -1,4 +1,5 @@
-"""The operator's objects as the webhook reads them (reference §4, §11 rows 2 and 13).
+"""The operator's objects as the webhook reads them (NexusGPU/tensor-fusion
+api/v1/, internal/utils/reconcile.go:265-285, internal/webhook/v1/tf_parser.go:40-225).
 
 Input is what ``kubectl get providerconfig,workloadprofile,gpuresourcequota,
 gpupool,gpu -A -o yaml`` prints (a ``kind: List``), or the same objects among
@@ -143,7 +144,7 @@ def _namespace(item: Found, default: str) -> str:
 
 
 # Kubernetes bounds a Quantity's digits and exponent; a huge exponent must not
-# reach exact arithmetic (issue 8 §2), so such text is refused up front.
+# reach exact arithmetic (tfpolicy.gpus.quantity), so such text is refused up front.
 _HUGE = re.compile(r"[eE][+-]?0*[0-9]{4,}")
 _MAX_QUANTITY = 64
 

@@ -1,4 +1,5 @@
-"""The webhook's reading of a TensorFusion pod (reference §2.1 step 3, §1.2).
+"""The webhook's reading of a TensorFusion pod (NexusGPU/tensor-fusion
+internal/webhook/v1/tf_parser.go:40-225, ParseTensorFusionInfo).
 
 Errors raise :class:`Rejection` with the webhook's own wording where the
 reference or the operator source gives it; the soft-limiter vendor message
@@ -145,7 +146,7 @@ def _pool(ann: Mapping[str, str], pools: tuple[Pool, ...]) -> Pool:
 
 
 def _locality(ann: Mapping[str, str], pool: Pool, sidecar: bool) -> tuple[bool, bool]:
-    """(is local GPU, sidecar worker); an unset pool default means local (§9.9)."""
+    """(is local GPU, sidecar worker); an unset pool default means local (tf_parser.go:91-103)."""
     value = ann.get(keys.IS_LOCAL_GPU)
     if value in (keys.TRUE, keys.FALSE):
         local = value == keys.TRUE
@@ -181,7 +182,7 @@ def _inject(pod: Mapping[str, Any], ann: Mapping[str, str], gpu: GpuSpec) -> tup
 
 
 def _dedicated(ann: Mapping[str, str], model: str, gpu: GpuSpec, ctx: AdmissionContext) -> GpuSpec:
-    """``dedicated-gpu``: request = limit = the model's full capacity (§1.2)."""
+    """``dedicated-gpu``: request = limit = the model's full capacity (tf_parser.go:668)."""
     if ann.get(keys.DEDICATED_GPU) != keys.TRUE:
         return gpu
     if not model:

@@ -1,7 +1,7 @@
 """Unrendered templates are not manifests: a GPU count such as ``$GPU_PER_NODE`` is refused.
 
 The API server would refuse such a pod, and a simulation that read it as some
-count would be wrong (issue 14 §3); the stages refuse it the same way
+count would be wrong; the stages refuse it the same way
 (``invalid-quantity``), so ``admission`` and ``plan`` do too.
 """
 

@@ -9,12 +9,12 @@ from tfpolicy.records import Record
 
 
 class Decision(Enum):
-    """What the webhook does with one pod (reference §2.1)."""
+    """What the webhook does with one pod (NexusGPU/tensor-fusion pod_webhook.go:84, Handle)."""
 
     UNTOUCHED = "untouched"  # not a GPU pod, or a GPU pod outside auto-migration
-    MIGRATED = "migrated"  # native GPU pod taken over by auto-migration (§3)
+    MIGRATED = "migrated"  # native GPU pod taken over by auto-migration
     TENSOR_FUSION = "tensor-fusion"  # pod labelled tensor-fusion.ai/enabled=true
-    OVER_CAP = "over-cap"  # enabled-replicas reached: admitted unmutated (§2.3)
+    OVER_CAP = "over-cap"  # enabled-replicas reached: admitted unmutated
     REJECTED = "rejected"  # the webhook errors; failurePolicy Fail rejects the CREATE
 
 
@@ -41,13 +41,13 @@ class Change(Record):
 
 
 class AllocationRequest(Record):
-    """What the scheduler is asked for (reference §5.1), in plain integers, per GPU.
+    """What the scheduler is asked for (internal/utils/resource.go:132), in plain integers, per GPU.
 
     TFLOPS in milli-TFLOPS, compute percent in milli-percent (``12.5`` stays
     exact: ``internal/utils/resource.go:66-69``) and VRAM in MiB, each rounded
     up; zero means "not set". ``unreadable`` names the side (``request`` /
     ``limit``) whose annotations the scheduler cannot read, so reserves
-    nothing for (§11 row 5).
+    nothing for (internal/utils/config.go:201-205, resource.go:134-141).
     """
 
     pool: str

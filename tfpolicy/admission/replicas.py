@@ -1,10 +1,11 @@
-"""How many pods of a workload the webhook takes over under ``enabled-replicas`` (§2.3).
+"""How many pods of a workload the webhook takes over under ``enabled-replicas``
+(NexusGPU/tensor-fusion internal/webhook/v1/pod_counter.go:24-75).
 
 The counter lives on the pod's direct owner under a key built from the
 ``pod-template-hash`` label. Only Deployment-made ReplicaSets stamp it; for
 every other owner the key falls back to a hash of the pod JSON, which differs
 between the read and the increment, so the count never grows and the cap is
-not enforced (§9.3) — except that a cap of 0 or less still admits nothing.
+not enforced (pod_counter.go:24-38) — except that a cap of 0 or less still admits nothing.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Per-GPU resources and GPU count from annotations and native limits (reference §2.2).
+"""Per-GPU resources and GPU count from annotations and native limits
+(NexusGPU/tensor-fusion internal/webhook/v1/tf_parser.go:427-600).
 
 Mirrors ``parseGPUResourcesAnnotations``: an explicit ``gpu-count`` stops the
 native-limit scan; a native hit on a non-shared pod sets compute-percent 100
-(request inherits it) and reserves no VRAM (§9.1); shared is count-only
-(§9.2); TFLOPS annotations win over compute-percent ones; a missing request
+(request inherits it) and reserves no VRAM (tf_parser.go:463-468); shared is count-only
+(the same lines); TFLOPS annotations win over compute-percent ones; a missing request
 takes its limit. Quantities stay strings so they can be written back in
 canonical form; an unparsable annotation is treated as absent, as the webhook
 does.

@@ -1,9 +1,10 @@
-"""Kubernetes ``metav1.LabelSelector`` matching (reference §3.2 scope rules).
+"""Kubernetes ``metav1.LabelSelector`` matching (NexusGPU/tensor-fusion
+internal/webhook/v1/auto_migration.go:85, matchesRules).
 
 Semantics follow ``LabelSelectorAsSelector``: ``matchLabels`` and every
 ``matchExpressions`` entry are ANDed; an empty selector ``{}`` matches every
 label set; a malformed selector is an error (the webhook then lets the pod
-through unchanged, reference §9.7).
+through unchanged, pod_webhook.go:108-113).
 """
 
 from __future__ import annotations

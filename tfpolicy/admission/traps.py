@@ -1,4 +1,4 @@
-"""Webhook behaviour that surprises users, as warnings for ``tfpolicy check`` (reference §9).
+"""Webhook behaviour that surprises users, as warnings for ``tfpolicy check`` (docs/stages.md).
 
 Each trap has a rule id, a message and the field path (relative to the pod
 template: ``metadata...`` / ``spec...``) where the user would fix it. Rules
@@ -46,6 +46,8 @@ class _Pod(Record):
     gpu_containers: tuple[tuple[int, str], ...]  # (index, first GPU resource name)
     owner_kind: str
     pod_template_hash: bool
+    node_name: str = ""  # spec.nodeName
+    claims: int = 0  # entries of spec.resourceClaims
 
 
 # join_path is imported where a trap is found: a template that has none never loads the
@@ -63,7 +65,8 @@ def _label(name: str) -> str:
 
 
 def _soft_no_vram(pod: _Pod) -> Iterator[Trap]:
-    """§9.1: a labelled native-GPU pod becomes soft with 100 % compute and no VRAM."""
+    """tf_parser.go:463-468: a labelled native-GPU pod becomes soft with 100 % compute and no
+    VRAM."""
     if pod.labels.get(keys.ENABLED) != keys.TRUE or not pod.gpu_containers:
         return
     if keys.ISOLATION in pod.annotations or keys.GPU_COUNT in pod.annotations:
@@ -78,7 +81,7 @@ def _soft_no_vram(pod: _Pod) -> Iterator[Trap]:
 
 
 def _shared_sizing(pod: _Pod) -> Iterator[Trap]:
-    """§9.2: shared is count-only; sizing annotations do not affect placement."""
+    """tf_parser.go:463-468: shared is count-only; sizing annotations do not affect placement."""
     if pod.annotations.get(keys.ISOLATION) != "shared":
         return
     for name in _SIZING:
@@ -89,7 +92,8 @@ def _shared_sizing(pod: _Pod) -> Iterator[Trap]:
 
 
 def _automigration_shared(pod: _Pod) -> Iterator[Trap]:
-    """§9.2: fractional annotations plus native GPUs and no label rely on auto-migration."""
+    """pod_webhook.go:124-133: fractional annotations plus native GPUs and no label rely on
+    auto-migration."""
     if pod.labels.get(keys.ENABLED) == keys.TRUE or keys.ISOLATION in pod.annotations:
         return
     if not pod.gpu_containers or not any(k in pod.annotations for k in _FRACTIONAL):
@@ -105,7 +109,7 @@ def _automigration_shared(pod: _Pod) -> Iterator[Trap]:
 
 
 def _enabled_replicas(pod: _Pod) -> Iterator[Trap]:
-    """§9.3: the cap needs pod-template-hash; a pod without owner is rejected."""
+    """pod_counter.go:24-44: the cap needs pod-template-hash; a pod without owner is rejected."""
     if keys.ENABLED_REPLICAS not in pod.annotations:
         return
     if pod.owner_kind in NO_CONTROLLER:
@@ -120,7 +124,8 @@ def _enabled_replicas(pod: _Pod) -> Iterator[Trap]:
 
 
 def _obsolete(pod: _Pod) -> Iterator[Trap]:
-    """§1.4, §9.11: keys from the stale site docs that the code never reads."""
+    """Keys from the stale site docs (tensor-fusion-site workload-annotation.md) that the code
+    never reads."""
     for name, current in sorted(keys.OBSOLETE.items()):
         if name in pod.annotations:
             yield Trap("obsolete-key", (
@@ -129,13 +134,38 @@ def _obsolete(pod: _Pod) -> Iterator[Trap]:
 
 
 def _dedicated_without_model(pod: _Pod) -> Iterator[Trap]:
-    """§1.2: dedicated-gpu takes the capacity of gpu-model; without it the pod is rejected."""
+    """tf_parser.go:668: dedicated-gpu takes the capacity of gpu-model; without it the pod is
+    rejected."""
     if pod.annotations.get(keys.DEDICATED_GPU) == keys.TRUE and not pod.annotations.get(
         keys.GPU_MODEL
     ):
         yield Trap("dedicated-gpu-without-model", (
             f"{keys.DEDICATED_GPU}: true needs {keys.GPU_MODEL}; the webhook rejects the pod"
         ), _ann(keys.DEDICATED_GPU))
+
+
+def _node_name(pod: _Pod) -> Iterator[Trap]:
+    """A TensorFusion pod bound to a node: no scheduler runs, so no GPU is allocated
+    (docs/kinds.md, "Pods no stage takes")."""
+    if pod.labels.get(keys.ENABLED) == keys.TRUE and pod.node_name:
+        yield Trap("node-name", (
+            f"spec.nodeName binds this TensorFusion pod to node {pod.node_name!r} with no "
+            "scheduler: TensorFusion's scheduler never allocates its GPUs, and its device "
+            "plugin waits for them until it fails (NexusGPU/tensor-fusion pkg/hypervisor/"
+            "backend/kubernetes/pod_cache.go:46, :336-401): the pod never starts; use a "
+            "nodeSelector on kubernetes.io/hostname instead"), "spec.nodeName")
+
+
+def _dra_claims(pod: _Pod) -> Iterator[Trap]:
+    """A TensorFusion pod that keeps its DRA claims: their GPUs come on top of its own."""
+    if pod.labels.get(keys.ENABLED) == keys.TRUE and pod.claims:
+        yield Trap("dra-claims", (
+            "this TensorFusion pod keeps its spec.resourceClaims: TensorFusion takes GPUs from "
+            "container resources only (NexusGPU/tensor-fusion internal/utils/reconcile.go:"
+            "200-212) and gives the pod GPUs of its own (1 when none is named: internal/"
+            "webhook/v1/tf_parser.go:591-592), so a claim asking a GPU class gives it more "
+            "GPUs, outside TensorFusion; ask them in the container's resources instead"),
+            "spec.resourceClaims")
 
 
 TRAPS: dict[str, Callable[[_Pod], Iterator[Trap]]] = {
@@ -145,6 +175,8 @@ TRAPS: dict[str, Callable[[_Pod], Iterator[Trap]]] = {
     "enabled-replicas": _enabled_replicas,
     "obsolete-key": _obsolete,
     "dedicated-gpu-without-model": _dedicated_without_model,
+    "node-name": _node_name,
+    "dra-claims": _dra_claims,
 }
 
 
@@ -155,7 +187,7 @@ def webhook_traps(
     """Every trap in one pod template; ``owner_kind`` ``Pod`` means no controller."""
     pod = _view(template, owner_kind, pod_template_hash, resources or GpuResources())
     found = [trap for rule in TRAPS.values() for trap in rule(pod)]
-    found += [Trap(*trap) for trap in pool_traps(template)]  # issue 32: frameworks' pools
+    found += [Trap(*trap) for trap in pool_traps(template)]  # frameworks' pools (docs/recommend.md)
     return sorted(found, key=lambda t: (t.path, t.rule, t.message))
 
 
@@ -170,14 +202,18 @@ def _view(template: Mapping[str, Any], owner_kind: str, hashed: bool | None,
         if found:
             gpus.append((index, found[0]))
     labels = {str(k): str(v) for k, v in _map(meta.get("labels")).items()}
-    # The counter keys on the label, whatever the owner kind (§11 row 3).
+    # The counter keys on the label, whatever the owner kind (pod_counter.go:24-44).
     hashed = hashed if hashed is not None else carries_template_hash(owner_kind, labels)
+    spec = _map(template.get("spec"))
+    node, claims = spec.get("nodeName"), spec.get("resourceClaims")
     return _Pod(
         labels=labels,
         annotations={str(k): str(v) for k, v in _map(meta.get("annotations")).items()},
         gpu_containers=tuple(gpus),
         owner_kind=owner_kind,
         pod_template_hash=hashed,
+        node_name=node if isinstance(node, str) else "",
+        claims=len(claims) if isinstance(claims, list) else 0,
     )
 
 

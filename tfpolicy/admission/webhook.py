@@ -1,8 +1,9 @@
-"""The pod webhook's decision flow, offline (reference §2.1, §3.2, §2.3).
+"""The pod webhook's decision flow, offline (NexusGPU/tensor-fusion
+internal/webhook/v1/pod_webhook.go:84-280, auto_migration.go, pod_counter.go).
 
 ``admit`` takes a pod template (``{"metadata", "spec"}``, never mutated) and
 returns what the webhook does with a pod made from it. Before the webhook,
-the API server defaults container requests from limits (§9.14).
+the API server defaults container requests from limits (SetDefaults_Pod).
 """
 
 from __future__ import annotations
@@ -37,7 +38,31 @@ _ZERO_MESSAGE = (
 
 
 def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
-    """Simulate the admission of one pod built from ``template``."""
+    """Simulate the admission of one pod built from ``template``; a pod taken over that
+    no scheduler will place, or that keeps its DRA claims, carries a note saying so."""
+    admission = _admit(template, ctx)
+    if admission.decision not in (Decision.TENSOR_FUSION, Decision.MIGRATED):
+        return admission
+    spec = template.get("spec") if isinstance(template.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    notes = tuple(note for field, note in _AFTER.items() if spec.get(field))
+    return replace(admission, notes=admission.notes + notes) if notes else admission
+
+
+# What happens after the webhook to a pod it took over, by the field that decides it
+# (docs/kinds.md, "Pods no stage takes" and "GPUs through DRA").
+_AFTER = {
+    "nodeName": ("spec.nodeName binds the pod to a node with no scheduler: TensorFusion's "
+                 "scheduler never allocates its GPUs and its device plugin waits for them "
+                 "until it fails (NexusGPU/tensor-fusion pkg/hypervisor/backend/kubernetes/"
+                 "pod_cache.go:46, :336-401): the pod never starts"),
+    "resourceClaims": ("the pod keeps its spec.resourceClaims: a claim asking a GPU class "
+                       "gives it GPUs outside TensorFusion, beside the ones TensorFusion "
+                       "allocates (internal/utils/reconcile.go:200-212)"),
+}
+
+
+def _admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     submitted = submitted_pod(template, ctx)
     labels = submitted["metadata"].get("labels") or {}
     if labels.get(keys.ENABLED) == keys.TRUE:
@@ -54,7 +79,7 @@ def admit(template: Mapping[str, Any], ctx: AdmissionContext) -> Admission:
     meta.setdefault("labels", {})[keys.ENABLED] = keys.TRUE
     annotations = meta.setdefault("annotations", {})
     if keys.ISOLATION not in annotations:
-        annotations[keys.ISOLATION] = "shared"  # only when absent (§9.1)
+        annotations[keys.ISOLATION] = "shared"  # only when absent (pod_webhook.go:127-133)
     return _tensor_fusion(submitted, pod, Decision.MIGRATED, ctx)
 
 
@@ -87,7 +112,8 @@ def submitted_pod(template: Mapping[str, Any], ctx: AdmissionContext) -> dict[st
 
 
 def _not_migrated(submitted: dict[str, Any], reason: str, ctx: AdmissionContext) -> Admission:
-    """A native GPU pod the webhook leaves alone, bar progressive migration (§3.3)."""
+    """A native GPU pod the webhook leaves alone, bar progressive migration
+    (pod_webhook.go:135-140)."""
     if not ctx.webhook.progressive_migration:
         return Admission(Decision.UNTOUCHED, submitted, reason=reason)
     pod = copy.deepcopy(submitted)
@@ -136,7 +162,8 @@ def _admit_profile(
 
 
 def _gate(pod: dict[str, Any], profile: Profile, ctx: AdmissionContext) -> bool:
-    """The enabled-replicas counter check (§2.3); a pod without owner is an error."""
+    """The enabled-replicas counter check (pod_webhook.go:160-172); a pod without owner is an
+    error."""
     if profile.enabled_replicas is None:
         return False
     if not ctx.has_controller:
@@ -150,7 +177,8 @@ def _gate(pod: dict[str, Any], profile: Profile, ctx: AdmissionContext) -> bool:
 
 
 def resolve_qos(profile: Profile) -> str:
-    """Annotation, else high when requests equal non-zero limits, else the pool's (§2.1 step 5)."""
+    """Annotation, else high when requests equal non-zero limits, else the pool's
+    (pod_webhook.go:787)."""
     if profile.qos:
         return profile.qos
     r = profile.gpu.resources
@@ -161,7 +189,8 @@ def resolve_qos(profile: Profile) -> str:
 
 
 def _validate_workload(profile: Profile, qos: str) -> None:
-    """The TensorFusionWorkload CRD enums, checked when the webhook creates it (§2.1 step 6)."""
+    """The TensorFusionWorkload CRD enums, checked when the webhook creates it
+    (pod_webhook.go:284)."""
     problems = [
         f'spec.{name}: Unsupported value: "{value}": supported values: '
         + ", ".join(f'"{v}"' for v in allowed)

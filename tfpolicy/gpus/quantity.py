@@ -15,8 +15,13 @@ and no input makes it compute with numbers of millions of digits:
   quantities and beyond which its int64 accessors (``Value``, ``MilliValue``) fail;
 - more than 64 significant digits (an int64 with nano precision needs 28).
 
-The TensorFusion webhook silently ignores an unparsable quantity
-(reference/tensor-fusion.md §1.2), so tfpolicy validates them up front.
+A container's resources reach the API server as JSON, where ``Quantity.UnmarshalJSON``
+(k8s.io/apimachinery ``pkg/api/resource/quantity.go:733-752``) strips the quotes of the
+JSON string it was sent, trims white space, then parses: :func:`resource_quantity` reads
+a resource value so (``" 1"`` is 1). An annotation is a plain string the TensorFusion
+webhook parses with ``ParseQuantity`` itself, untrimmed, and silently ignores when it
+fails (NexusGPU/tensor-fusion ``internal/webhook/v1/tf_parser.go:607-617``):
+:func:`parse_quantity` reads those, and tfpolicy validates them up front.
 """
 
 from __future__ import annotations
@@ -78,6 +83,70 @@ def _parse_text(text: str) -> Fraction:
     scale += len(digits) - len(significant) - len(frac)
     value = _magnitude(significant, scale, _BINARY.get(suffix, 1), text)
     return -value if match["sign"] == "-" else value
+
+
+# What Go's strings.TrimSpace removes from the JSON text of a string that encoding/json
+# leaves as it is: every Unicode space but those JSON escapes (the control characters
+# and U+2028, U+2029, sent as ``\t``, ``\u2028``, ..., which then fail to parse).
+_JSON_SPACE = " \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007" \
+    "\u2008\u2009\u200a\u202f\u205f\u3000"
+
+
+def resource_quantity(value: str | int | float) -> Fraction:
+    """A container resource's value as the API server reads it from the JSON it receives
+    (``Quantity.UnmarshalJSON``): a string trimmed of white space first, so ``" 1"`` is 1;
+    a YAML number as the JSON number it becomes."""
+    if isinstance(value, str):
+        return parse_quantity(value.strip(_JSON_SPACE))
+    return parse_quantity(value)
+
+
+def served(value: str | int | float) -> str:
+    """The text the API server serves for a resource's value: what it parsed, when
+    ``ParseQuantity`` kept it (a canonical spelling: ``"2"``, ``"+1"``, ``"500m"``), else the
+    canonical form (``"1000m"`` is served as ``"1"``, ``"1.0"`` as ``"1"``) (quantity.go:
+    278-345, the fast path that "reuses the string"). The webhook reads a GPU count from it."""
+    if isinstance(value, bool):
+        raise QuantityError(f"not a quantity: {value!r}")
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        value = int(value)  # a JSON number as Go writes it: 2.0 is 2
+    text = value.strip(_JSON_SPACE) if isinstance(value, str) else str(value)
+    if isinstance(value, float):
+        text = repr(value)
+    parse_quantity(text)
+    return text if text == "0" or _kept(text) else canonical(text)
+
+
+def _kept(text: str) -> bool:
+    """``ParseQuantity`` keeps the string of a value it reads in its fast path when the
+    digits are canonical: no leading zero, a decimal scale a multiple of 3 with no trailing
+    ``000``, a binary value not a multiple of 8 (k8s.io/apimachinery quantity.go:315-340)."""
+    match = _RE.fullmatch(text)
+    assert match is not None
+    whole, frac, suffix = match["whole"].lstrip("0") or "0", match["frac"] or "", match["suffix"]
+    shifted = whole + frac
+    if suffix in _BINARY:
+        return not frac and len(shifted) <= 14 and int(shifted) % 8 != 0
+    exponent = int(match["exp"]) if match["exp"] else _DECIMAL.get(suffix or "", 0)
+    scale = exponent - len(frac)
+    return (len(shifted) <= 18 and scale >= -9 and scale % 3 == 0
+            and not shifted.endswith("000") and shifted[0] != "0")
+
+
+def resource_problem(value: object) -> str:
+    """What the API server says of an extended resource's value (a GPU's): ``""`` when it
+    takes it. Every extended resource is a non-negative whole number (kubernetes/kubernetes
+    ``pkg/apis/core/validation/validation.go``, ``ValidateResourceQuantityValue``:
+    ValidateNonnegativeQuantity, and "must be an integer" for an integer resource)."""
+    try:
+        amount = resource_quantity(value)  # type: ignore[arg-type]
+    except QuantityError as exc:
+        return f"{exc}: the API server refuses it (not a Kubernetes quantity)"
+    if amount < 0:
+        return "must be greater than or equal to 0: the API server refuses a negative count"
+    if amount.denominator != 1:
+        return "must be an integer: an extended resource admits no fraction"
+    return ""
 
 
 def _exponent(text: str, whole: str) -> int:

@@ -1,12 +1,14 @@
-"""GPU model tables (reference/tensor-fusion.md §6 and §10), pure data and one lookup.
+"""GPU model tables (NexusGPU/tensor-fusion charts/tensor-fusion/values.yaml:222, the
+ProviderConfig's ``hardwareMetadata``; charts/tensor-fusion/templates/gpu-public-gpu-info.yaml),
+pure data and one lookup.
 
 Table B (ProviderConfig `hardwareMetadata`) is what TensorFusion uses at
 runtime to fill `GPU.status.capacity.tflops`, so it wins; Table A (the older
 public gpu-info sheet) is the fallback for models B does not list. Neither
-carries VRAM: that comes from the §10 nominal sizes (None where unknown or
+carries VRAM: that comes from the vendors' nominal sizes (docs/plan.md; None where unknown or
 ambiguous, e.g. V100 ships with 16 or 32 GiB). Lookup matches `model` or
 `fullModelName`, case-insensitively, with or without the vendor prefix,
-as the hypervisor does (§4 GPU `status.capacity`).
+as the hypervisor does (a GPU object's `status.capacity`, docs/plan.md).
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ _TABLE_A: tuple[tuple[str, str, str, str, str], ...] = (
     ("RX7900XTX", "AMD Radeon RX 7900 XTX", "AMD", "122.8", "0.2"),
 )
 
-_VRAM_GIB: dict[str, int] = {  # §10, nominal sizes by table model name
+_VRAM_GIB: dict[str, int] = {  # the vendors' nominal sizes, by table model name
     "T4": 16, "A10": 24, "A10G": 24, "A30": 24, "L4": 24,
     "A40": 48, "L40": 48, "L40S": 48, "A6000": 48, "A6000Ada": 48,
     "A100_SXM_40G": 40, "A100_PCIe_40G": 40, "A100_PCIe_40GB": 40,

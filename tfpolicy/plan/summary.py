@@ -112,8 +112,8 @@ def _unmigrated_rules(obj: Mapping[str, Any], policies: PolicySet) -> list[str]:
     reported: list[Path] = [p for p, _ in registry.reports(obj, policies.gpus)]
     handled = (*(v.path for v in views), *reported)
     known = finder.Known(registry.knows(obj), handled, configured)
-    refused = ["kind-not-migrated" for v in views if v.refused]
-    return ([u.rule for u in finder.unmigrated(obj, requests, known)]
+    refused = [v.refused_rule for v in views if v.counted]
+    return ([u.rule for u in finder.counted(finder.unmigrated(obj, requests, known))]
             + ["kind-not-migrated"] * len(reported) + refused)
 
 

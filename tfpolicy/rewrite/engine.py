@@ -168,7 +168,7 @@ def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
     known = finder.Known(policies.registry.knows(obj), handled, configured)
     for item in finder.unmigrated(obj, requests, known):
         report = _Reporter(obj, View(base + item.path, {}), ctx, out)
-        report(Note(Severity.WARNING, item.rule, item.message), "")
+        report(Note(item.severity, item.rule, item.message), "")
 
 
 def _plan_template(obj: Mapping[str, Any], base: Path, view: View, policies: PolicySet,
@@ -194,7 +194,7 @@ def _template_outcome(obj: Mapping[str, Any], base: Path, view: View, policies: 
         report(unselected(policies.policies), "")
         return
     if view.refused:
-        report(Note(Severity.WARNING, "kind-not-migrated", f"not migrated: {view.refused}"),
+        report(Note(view.refused_severity, view.refused_rule, f"not migrated: {view.refused}"),
                owner.name)
         return
     original, target, notes = _target(obj, base, view, owner, subject, policies, report)

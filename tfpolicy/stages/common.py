@@ -15,7 +15,8 @@ from typing import Any
 
 from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
-from tfpolicy.gpus.quantity import QuantityError, parse_quantity
+from tfpolicy.gpus.quantity import QuantityError
+from tfpolicy.gpus.quantity import resource_quantity as parse_quantity  # a resource's value
 from tfpolicy.gpus.resources import HAMI_RESOURCES, GpuResources
 from tfpolicy.records import Record
 from tfpolicy.stages.keys import ENABLED as ENABLED

@@ -1,4 +1,4 @@
-"""The built-in kinds and where each controller takes a pod's shape from (DESIGN §1).
+"""The built-in kinds and where each controller takes a pod's shape from (docs/kinds.md).
 
 Most kinds embed a whole pod template (``metadata`` + ``spec``). Some keep the
 pod's labels and annotations in one place and its containers in others
@@ -202,6 +202,19 @@ _NIM_AUTO = ("{kind}: {where} names no nvidia.com/gpu, so when its NIMCache hold
              "tensor parallelism, 1 without one; multiNode: per worker), GPUs the device "
              "plugin allocates and nothing migrates; write the count in {where}.limits")
 _NIM_GIVES = (_p("resources"), _p("draResources"))
+# KubeAI (kubeai-project/kubeai@f442a2cd): a Model's resourceProfile "<name>:<n>" gives each of
+# its pods n times the profile's requests and limits (internal/modelcontroller/
+# model_controller.go:272-305), the profiles living in the operator's config (charts/kubeai/
+# values.yaml:105-260: nvidia-gpu-*, amd-gpu-*, each 1 GPU). The pods' labels are KubeAI's own
+# (model_controller.go:217-226) and of the Model's annotations only the pod address ones
+# reach them (:228-248): nothing a Model says reaches TensorFusion's webhook.
+_KUBEAI = ("KubeAI Model: resourceProfile <profile>:<n> gives each model pod n times the "
+           "profile's GPUs (kubeai-project/kubeai internal/modelcontroller/"
+           "model_controller.go:272-305), and no field of the Model reaches its pods' labels or "
+           "annotations (model_controller.go:217-248); to migrate the model pods, add "
+           "TensorFusion's label through KubeAI's modelServerPods.jsonPatches (internal/config/"
+           "system.go:256-259) or let TensorFusion's auto-migration take them")
+_KUBEAI_GPU = r"(?i)[a-z0-9.-]*(?:gpu|npu|tpu)[a-z0-9.-]*:[0-9]*[1-9][0-9]*"
 _REPORTED = (
     TemplateKind("apps.nvidia.com", "NIMService", (), reports=(
         Report(_p("spec.resources"), _NIM),
@@ -226,6 +239,8 @@ _REPORTED = (
         _p("spec.backendRuntimeConfig"), (
             "llmaz Playground: the controller builds the pod from its BackendRuntime, and no "
             "field of the Playground reaches the pod's annotations")),)),
+    TemplateKind("kubeai.org", "Model", (), reports=(Report(
+        _p("spec.resourceProfile"), _KUBEAI, named=_KUBEAI_GPU, marker="resourceProfile"),)),
     *(TemplateKind(group, "TrainJob", (), reports=(Report(_p("spec.trainer"), (
         "TrainJob: spec.trainer resources are merged into the runtime's pod template by the "
         "trainer controller; migrate the TrainingRuntime or ClusterTrainingRuntime it "

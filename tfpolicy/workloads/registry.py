@@ -1,4 +1,4 @@
-"""The templates of an object, per kind (DESIGN §1 "Pod templates are found"), and how many pods.
+"""The templates of an object, per kind (docs/kinds.md, "Known kinds"), and how many pods.
 
 The kinds themselves: :mod:`tfpolicy.workloads.kinds`; a pod whose parts live apart is
 read through a :class:`tfpolicy.workloads.views.View`.
@@ -6,6 +6,7 @@ read through a :class:`tfpolicy.workloads.views.View`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -13,9 +14,11 @@ from tfpolicy.edits import Path, format_path
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.records import Record
+from tfpolicy.workloads import dra, profiles
 from tfpolicy.workloads.dynamo import component_view, service_view
 from tfpolicy.workloads.finder import shorthands
 from tfpolicy.workloads.kinds import BUILTIN_KINDS as BUILTIN_KINDS
+from tfpolicy.workloads.refusals import with_refusal
 from tfpolicy.workloads.serving import Factor, rbg_template_users, serving_factors
 from tfpolicy.workloads.shapes import Pattern, Report, ServiceShape, Sidecar, TemplateKind
 from tfpolicy.workloads.shapes import parse_template_path as parse_template_path
@@ -98,6 +101,7 @@ class Registry:
             built = (build(obj, a) for a in expand(obj, shape.anchor)
                      if isinstance(_get(obj, a), Mapping))
             found += [v for v in built if isinstance(v.template, Mapping)]
+        found = [with_refusal(v) for v in found]
         for pattern in entry.nested:
             for at in expand(obj, pattern):
                 inner = _get(obj, at)
@@ -107,9 +111,11 @@ class Registry:
 
     def markers(self) -> tuple[str, ...]:
         """Kinds with a field to report: a document of one is read even when it names no
-        GPU resource (MPIJob v1alpha1 asks for GPUs with a bare ``spec.gpus`` count)."""
-        return tuple(sorted({kind for (_, kind), entry in self._by_kind.items()
-                             if entry.reports}))
+        GPU resource (MPIJob v1alpha1 asks for GPUs with a bare ``spec.gpus`` count); and
+        the words of DRA claims and of GPU profiles, which name no resource either."""
+        kinds = {r.marker or kind for (_, kind), entry in self._by_kind.items()
+                 for r in entry.reports}
+        return tuple(sorted({*kinds, *dra.MARKERS, *profiles.MARKERS}))
 
     def reports(self, obj: Mapping[str, Any], gpus: GpuResources) -> Iterator[tuple[Path, str]]:
         """Paths in ``obj`` with GPU resources no field of its kind can migrate, and why; a
@@ -119,7 +125,10 @@ class Registry:
         for report in self._entry(obj).reports:
             for path in expand(obj, report.path):
                 node = _get(obj, path)
-                if not report.missing:
+                if report.named:
+                    if isinstance(node, str) and re.fullmatch(report.named, node):
+                        yield path, report.reason
+                elif not report.missing:
                     if _mentions_gpu(node, gpus):
                         yield path, report.reason
                 elif _made(node, report.when) and not any(

@@ -1,5 +1,6 @@
 """Whose pods carry ``pod-template-hash``: the label the webhook keys its enabled-replicas
-counter on, whatever the owner kind (reference §11 row 3, ``pod_counter.go:24-44``).
+counter on, whatever the owner kind (NexusGPU/tensor-fusion
+internal/webhook/v1/pod_counter.go:24-44).
 
 A Deployment's ReplicaSets stamp it on every pod they make, and so it is on
 the pods of every kind that runs them as a Deployment:

@@ -1,4 +1,4 @@
-"""The kinds of the LLM serving and training stacks (issue 25 §2), each controller's rule cited.
+"""The kinds of the LLM serving and training stacks (docs/kinds.md), each controller's rule cited.
 
 Split from :mod:`.kinds` (which joins them into ``BUILTIN_KINDS``) to keep each module
 small; the records and path syntax are :mod:`.shapes`'.

@@ -1,4 +1,4 @@
-"""What a kind of object is made of, as the registry reads it (DESIGN §1): where its pods'
+"""What a kind of object is made of, as the registry reads it (docs/kinds.md): where its pods'
 labels, annotations and containers are, and what it reports instead of migrating.
 
 Paths use ``.`` between fields, ``*`` for any key of a mapping or item of a
@@ -88,6 +88,10 @@ class Report(Record):
     reason: str
     missing: tuple[Pattern, ...] = ()
     when: Pattern | None = None
+    # With ``named``, the field is reported when it is a string that pattern matches whole
+    # (a KubeAI profile naming a GPU), found in a text holding ``marker``.
+    named: str = ""
+    marker: str = ""
 
 
 class Sidecar(Record):

@@ -4,7 +4,7 @@ A kind that embeds a whole pod template is read in place. For one whose parts
 live apart (:class:`tfpolicy.workloads.kinds.Shape`), the engine builds a view shaped like
 a pod template — ``{metadata: {labels, annotations}, spec: {..., containers}}``
 — from the real fields, the stages run on it unchanged, and :meth:`View.real`
-maps each edit's path back (DESIGN §1: one description of a change).
+maps each edit's path back (docs/kinds.md: one description of a change).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from tfpolicy.edits import Edit, Op, Path, diff
+from tfpolicy.findings import Severity
 from tfpolicy.records import Record, replace
 from tfpolicy.workloads.shapes import (
     ALWAYS,
@@ -78,6 +79,14 @@ class View(Record):
     # whole (Argo's template metadata); an object's own metadata has its name too
     meta_alone: bool = True
     moved: Move | None = None  # a container's resources kept apart (a Dynamo service's)
+    refused_rule: str = "kind-not-migrated"  # the rule, and severity, a refusal is said with
+    refused_severity: Severity = Severity.WARNING
+
+    @property
+    def counted(self) -> bool:
+        """Refused with a warning: a GPU request not migrated, as the counts take it (an
+        error is a pod the API server refuses, not one left on the device plugin)."""
+        return bool(self.refused) and self.refused_severity is Severity.WARNING
 
     def real(self, path: Path) -> Path | None:
         """Where a path of the view is in the object; ``None``: nowhere one edit can go."""
