@@ -43,6 +43,8 @@ class Workload:
     extra: dict[str, str] = field(default_factory=dict)
     cache: float = -1.0  # the peak share of a vLLM KV-cache pool in use; < 0: no such gauge
     served: str = ""  # the model vLLM serves (its gauge's model_name label)
+    generated: float = -1.0  # mean tokens/s vLLM generates; < 0: no token counters
+    prompted: float = 0.0  # mean prompt tokens/s, with ``generated``
 
 
 def points(load: Workload, run: Run, gpu: int) -> Iterator[tuple[int, float, float]]:
@@ -81,6 +83,9 @@ def openmetrics(loads: list[Workload]) -> Iterator[str]:
                         value = (act, round(act * 100), round(fb))[column - 1]
                         yield f"{name}{{{labels}}} {value} {t}\n"
     yield from _cache_gauge([load for load in loads if load.cache >= 0])
+    counted = [load for load in loads if load.generated >= 0]
+    yield from _token_counter(counted, "vllm:generation_tokens", "generated")
+    yield from _token_counter(counted, "vllm:prompt_tokens", "prompted")
     yield "# EOF\n"
 
 
@@ -99,3 +104,21 @@ def _cache_gauge(loads: list[Workload]) -> Iterator[str]:
             for t, _, _ in points(load, run, 0):
                 phase = math.sin(2 * math.pi * ((t % DAY) / DAY - 0.25))
                 yield f"{name}{{{labels}}} {round(load.cache * (0.6 + 0.4 * phase), 4)} {t}\n"
+
+
+def _token_counter(loads: list[Workload], family: str, rate: str) -> Iterator[str]:
+    """vLLM's token counters (``vllm:generation_tokens_total``, ``vllm:prompt_tokens_total``),
+    per pod, counting at the workload's mean rate shaped by the day's load curve."""
+    if not loads:
+        return
+    yield f"# TYPE {family} counter\n"
+    for load in loads:
+        mean = getattr(load, rate)
+        for run in load.runs:
+            labels = (f'engine="0",model_name="{load.served}",namespace="{load.namespace}",'
+                      f'pod="{run.pod}",container="{load.container}"')
+            total = 0.0
+            for t, _, _ in points(load, run, 0):
+                phase = math.sin(2 * math.pi * ((t % DAY) / DAY - 0.25))
+                total += mean * (1 + 0.5 * phase) * load.interval
+                yield f"{family}_total{{{labels}}} {round(total)} {t}\n"

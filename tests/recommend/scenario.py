@@ -60,3 +60,44 @@ def pool_fleet() -> list[Workload]:
         Workload("ml-serving", "vllm", A100, (Run("qwen-small-batch-7f9c6d5b8d-p4q9r", 2 * DAY),),
                  activity=0.10, swing=0.05, fb_mib=68000, interval=15),
     ]
+
+
+EVIDENCE = "ml-evidence"
+QWEN_7B, QWEN_SMALL, LLAMA_8B = ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct",
+                                 "meta-llama/Llama-3.1-8B-Instruct")
+
+
+def evidence_fleet() -> list[Workload]:
+    """``tests/recommend/evidence/manifests.yaml``: vLLM servers whose figures disagree.
+
+    - qwen7b-under: Qwen2.5-7B (14.2 GiB of bf16 weights), no --gpu-memory-utilization,
+      peaking near 11 GiB of an A100 80GB: under its weights, and 0.14 of the card;
+    - qwen-small-pool14: Qwen2.5-0.5B, flag unset (0.92 × 80 GiB = 73.6 GiB), peaking at
+      0.14 of the card (11.2 GiB), with vLLM's KV-cache gauge at 5 %;
+    - qwen7b-tp2: Qwen2.5-7B over two GPUs (--tensor-parallel-size 2), each at 0.92 of its
+      card, with token counters the compute agrees with;
+    - llama8b-tokens: Llama-3.1-8B counting 3,000 generated tokens/s (48 TFLOPS of work)
+      on a GPU busy 5 % of the time (15.6 of 312 TFLOPS);
+    - qwen-small-busy: busy half the time while it counts one token every ten seconds;
+    - qwen-small-low: --gpu-memory-utilization 0.10, a pool of 8 GiB as measured.
+    """
+    return [
+        Workload(EVIDENCE, "vllm", A100, (Run("qwen7b-under-6b8c4f9d7b-m5n6p", 2 * DAY),),
+                 activity=0.20, swing=0.05, fb_mib=10400, interval=15, cache=0.05,
+                 served=QWEN_7B),
+        Workload(EVIDENCE, "vllm", A100, (Run("qwen-small-pool14-5c7d9b8f6d-h2k4m", 2 * DAY),),
+                 activity=0.12, swing=0.05, fb_mib=10500, interval=15, cache=0.05,
+                 served=QWEN_SMALL),
+        Workload(EVIDENCE, "vllm", A100, (Run("qwen7b-tp2-7f9c6d5b8d-p4q9r", 2 * DAY),),
+                 activity=0.30, swing=0.05, fb_mib=70000, interval=15, cache=0.05,
+                 served=QWEN_7B, gpus=2, generated=800, prompted=2400),
+        Workload(EVIDENCE, "vllm", A100, (Run("llama8b-tokens-7d9f8b6c5d-x7k2p", 2 * DAY),),
+                 activity=0.05, swing=0.01, fb_mib=70000, interval=15, served=LLAMA_8B,
+                 generated=3000, prompted=3000),
+        Workload(EVIDENCE, "vllm", A100, (Run("qwen-small-busy-6d5b8c7f9d-q2w4z", 2 * DAY),),
+                 activity=0.50, swing=0.05, fb_mib=68000, interval=15, served=QWEN_SMALL,
+                 generated=0.05, prompted=0.05),
+        Workload(EVIDENCE, "vllm", A100, (Run("qwen-small-low-8c7f9d6b5c-t2v4w", 2 * DAY),),
+                 activity=0.10, swing=0.05, fb_mib=7800, interval=15, cache=0.05,
+                 served=QWEN_SMALL),
+    ]

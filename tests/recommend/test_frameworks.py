@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tfpolicy.frameworks.detect import detect
-from tfpolicy.frameworks.sizing import GIB, OVERHEAD, Given, fitting_fraction, need
+from tfpolicy.frameworks.fit import judge
+from tfpolicy.frameworks.sizing import GIB, OVERHEAD, Given, sizes
 from tfpolicy.frameworks.table import from_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +39,8 @@ def container(image: str = "", args: list[Any] | None = None,
      Fraction(4, 5), "--gpu-memory-utilization 0.8"),
     (container("python:3.11", command=["sh", "-c", "vllm serve x --gpu-memory-utilization .7"]),
      "vLLM", Fraction(7, 10), "--gpu-memory-utilization .7"),
-    (container("vllm/vllm-openai:v0.6.3"), "vLLM", Fraction(92, 100), "the default 0.92"),
+    (container("vllm/vllm-openai:v0.6.3"), "vLLM", Fraction(92, 100),
+     "--gpu-memory-utilization not set: the default 0.92"),
     (container("lmsysorg/sglang:latest", ["--mem-fraction-static", "0.8"]), "SGLang",
      Fraction(4, 5), "--mem-fraction-static 0.8"),
     (container("lmsysorg/sglang:latest"), "SGLang", None,
@@ -46,13 +48,15 @@ def container(image: str = "", args: list[Any] | None = None,
     (container("ghcr.io/huggingface/text-generation-inference:3.0", env={
         "CUDA_MEMORY_FRACTION": "0.6"}), "TGI", Fraction(3, 5), "CUDA_MEMORY_FRACTION 0.6"),
     (container("ghcr.io/huggingface/text-generation-inference:3.0"), "TGI", Fraction(1),
-     "the default 1"),
+     "--cuda-memory-fraction not set: the default 1"),
     (container("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", command=[
         "python3", "tools/fill_template.py", "-i", "config.pbtxt",
         "triton_max_batch_size:64,kv_cache_free_gpu_mem_fraction:0.5"]), "TensorRT-LLM",
      Fraction(1, 2), "kv_cache_free_gpu_mem_fraction 0.5"),
-    (container("nvcr.io/nvidia/jax:24.04-py3"), "JAX", Fraction(3, 4), "the default 0.75"),
-    (container("tensorflow/tensorflow:2.15.0-gpu"), "TensorFlow", Fraction(1), "the default 1"),
+    (container("nvcr.io/nvidia/jax:24.04-py3"), "JAX", Fraction(3, 4),
+     "XLA_PYTHON_CLIENT_MEM_FRACTION not set: the default 0.75"),
+    (container("tensorflow/tensorflow:2.15.0-gpu"), "TensorFlow", Fraction(1),
+     "TF_FORCE_GPU_ALLOW_GROWTH not set: it takes all of the memory"),
 ])
 def test_frameworks_and_their_settings(given: dict[str, Any], name: str,
                                        fraction: Fraction | None, where: str) -> None:
@@ -81,25 +85,32 @@ def test_a_policy_row_comes_first() -> None:
     assert found.fraction == Fraction(3, 5)
 
 
-def test_need_and_the_share_that_fits() -> None:
+def test_sizes_and_the_share_that_fits() -> None:
     """Llama-3.1-8B: 8.03e9 × 2 bytes; KV 2 × 32 layers × 8 heads × 128 × 2 bytes a token."""
     found = detect(container("vllm/vllm-openai:v0.6.3", [
         "--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]), 0)
     assert found is not None
-    sized = need(found, Given(), None, None)
-    assert not isinstance(sized, str)
+    sized = sizes(found)
     assert sized.weights == 16_060_000_000 and sized.overhead == OVERHEAD
-    assert sized.working == 4 * 8192 * 2 * 32 * 8 * 128 * 2
-    assert fitting_fraction(found, sized, 24 * GIB) == 0.88  # 20.96 / 24 = 0.873 → 0.88
+    one = 8192 * 2 * 32 * 8 * 128 * 2
+    assert (sized.one_sequence, sized.working) == (one, 4 * one)
+    # under 20 GiB the default 0.92 keeps 18.4 GiB: weights 14.96 + 2 + one sequence (1 GiB)
+    # fit, the budget of four (4 GiB) does not: (14.96 + 2 + 4) / 20 = 1.048, so no share holds
+    # it; the limit under which 0.92 does is 20.96 / 0.92 = 22.78 GiB
+    verdict = judge(found, 20 * GIB, sized)
+    assert verdict is not None and verdict.severity == "info" and verdict.value is None
+    assert "raise vram-limit to at least 22.78Gi" in verdict.message
+    # under 24 GiB 0.92 holds the budget: nothing to say
+    assert judge(found, 24 * GIB, sized) is None
     split = detect(container("vllm/vllm-openai:v0.6.3", [
-        "--model", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "4", "--max-model-len", "4096"]), 0)
+        "--model", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "4", "-pp", "2",
+        "--max-model-len", "4096"]), 0)
     assert split is not None
-    sized = need(split, Given(), None, None)
-    assert not isinstance(sized, str) and sized.weights == 70_600_000_000 // 2
-    assert need(split, Given(weights=3 * GIB), None, 0.5) != need(split, Given(), None, 0.5)
-    unknown = detect(container("vllm/vllm-openai:v0.6.3", ["--model", "acme/secret-13b"]), 0)
-    assert unknown is not None
-    assert "give modelWeights in the policy" in str(need(unknown, Given(), None, None))
+    assert sizes(split).weights == -(-141_200_000_000 // 8)  # bf16 over 4 × 2 GPUs
+    assert sizes(split, Given(weights=3 * GIB)).weights == 3 * GIB  # the policy wins
+    unknown = detect(container("vllm/vllm-openai:v0.6.3", ["--model", "acme/secret"]), 0)
+    assert unknown is not None and sizes(unknown).weights is None
+    assert "writes no parameter count" in sizes(unknown).weights_basis
 
 
 def tfpolicy(*args: str) -> subprocess.CompletedProcess[str]:

@@ -56,9 +56,11 @@ def answers() -> Iterator[str]:
         "DCGM_FI_DEV_GPU_UTIL": json.dumps({"status": "success", "data": {
             "resultType": "matrix", "result": []}}).encode(),
         "DCGM_FI_DEV_FB_USED": matrix(86_400, lambda i, t: 1000 + 10 * i + (t // 86_400) % 7),
-        # no pre-allocating server here: the KV-cache gauges' query finds nothing
-        "sglang:token_usage": json.dumps({"status": "success", "data": {
-            "resultType": "matrix", "result": []}}).encode(),
+        # no pre-allocating server here: the KV-cache gauges' and token counters' queries
+        # find nothing
+        **{name: json.dumps({"status": "success", "data": {
+            "resultType": "matrix", "result": []}}).encode()
+           for name in ("sglang:token_usage", "generation_tokens", "prompt_tokens")},
     }
 
     class Handler(BaseHTTPRequestHandler):

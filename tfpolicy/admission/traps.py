@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from tfpolicy.admission import keys
 from tfpolicy.admission.keys import NO_CONTROLLER
 from tfpolicy.admission.native import containers, gpu_resource_names
-from tfpolicy.frameworks.traps import pool_traps
+from tfpolicy.frameworks.traps import pool_findings
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.records import Record
 from tfpolicy.workloads.revisions import carries_template_hash
@@ -30,14 +30,15 @@ class Trap(Record):
     rule: str
     message: str
     path: str
+    severity: str = "warning"  # "info": a framework's pool with no headroom, or unsized
 
     def finding(self, **where: Any) -> Finding:
-        """As a warning finding; ``where`` fills resource, file, line…"""
+        """As a finding of its severity; ``where`` fills resource, file, line…"""
         # Imported here so the simulation stays importable on its own.
         from tfpolicy.findings import Finding, Severity
 
-        return Finding(Severity.WARNING, self.message, f"webhook-{self.rule}", field=self.path,
-                       **where)
+        return Finding(Severity[self.severity.upper()], self.message, f"webhook-{self.rule}",
+                       field=self.path, **where)
 
 
 class _Pod(Record):
@@ -187,7 +188,7 @@ def webhook_traps(
     """Every trap in one pod template; ``owner_kind`` ``Pod`` means no controller."""
     pod = _view(template, owner_kind, pod_template_hash, resources or GpuResources())
     found = [trap for rule in TRAPS.values() for trap in rule(pod)]
-    found += [Trap(*trap) for trap in pool_traps(template)]  # frameworks' pools (docs/recommend.md)
+    found += [Trap(f.rule, f.message, f.path, f.severity) for f in pool_findings(template)]
     return sorted(found, key=lambda t: (t.path, t.rule, t.message))
 
 

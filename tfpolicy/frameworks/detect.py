@@ -3,8 +3,10 @@
 Policy rows are tried before the built-in ones; within a table the first row
 whose image or command glob matches wins. The fraction is read from the flag
 (``--flag X``, ``--flag=X``, Triton's ``name:X`` template parameter) or the
-env var; when neither is set, the framework's default. Values that are not a
-number in (0, 1] are reported as unreadable, never guessed.
+env var; when neither is set, the framework's default, and ``where`` still names
+the setting (``--gpu-memory-utilization not set: the default 0.92``): it is the line
+the user changes. Values that are not a number in (0, 1] are reported as unreadable,
+never guessed.
 """
 
 from __future__ import annotations
@@ -29,10 +31,18 @@ class Found(Record):
     container: str
     index: int
     fraction: Fraction | None  # None: derived by the framework at start, or unreadable
-    where: str  # "--gpu-memory-utilization 0.90", "the default 0.92", ...
+    where: str  # "--gpu-memory-utilization 0.90", "--gpu-memory-utilization not set: ..."
     preallocates: bool  # False when its env turns the pool off
     args: tuple[str, ...]  # command and args, for the model and its lengths
     env: Mapping[str, str]
+    setting: str = ""  # the flag or env it was read from, else the framework's own
+
+    def set_to(self, value: float) -> str:
+        """How the user writes ``value`` into the setting this container uses."""
+        name = self.setting or self.framework.setting
+        if name == "kv_cache_free_gpu_mem_fraction":
+            return f"{name}:{value:.2f}"
+        return f"{name} {value:.2f}" if name.startswith("-") else f"{name}={value:.2f}"
 
 
 def detect(container: Mapping[str, Any], index: int,
@@ -61,18 +71,26 @@ def _found(framework: Framework, container: Mapping[str, Any], index: int,
     name = str(container.get("name", ""))
     off = [f"{k}={v}" for k, v in framework.disabled_by if env.get(k, "").lower() == v]
     if off:
-        return Found(framework, name, index, None, off[0], False, args, env)
+        return Found(framework, name, index, None, off[0], False, args, env, off[0].split("=")[0])
     raw, where = _setting(framework, args, env)
     if raw is None:
-        default = framework.default
-        setting = framework.flag or framework.env or "its setting"
-        shown = f"the default {_shown(default)}" if default is not None else \
-            f"{setting} not set: derived at start"
-        return Found(framework, name, index, default, shown, True, args, env)
+        return Found(framework, name, index, framework.default, _unset(framework), True, args,
+                     env, framework.setting)
     value = _fraction(raw)
     return Found(framework, name, index, value,
                  f"{where} {raw}" if value is not None else f"{where} {raw!r} (unreadable)",
-                 True, args, env)
+                 True, args, env, where)
+
+
+def _unset(framework: Framework) -> str:
+    """What an absent setting means, naming the setting."""
+    setting = framework.setting or "its setting"
+    if framework.default is None:
+        return f"{setting} not set: derived at start"
+    if not (framework.flag or framework.env):  # no share to set: only the pool's switch
+        share = "all" if framework.default == 1 else _shown(framework.default)
+        return f"{setting} not set: it takes {share} of the memory"
+    return f"{setting} not set: the default {_shown(framework.default)}"
 
 
 def _setting(framework: Framework, args: tuple[str, ...],

@@ -4,8 +4,11 @@ From each model's ``config.json`` on Hugging Face (``num_hidden_layers``,
 ``num_key_value_heads``, ``head_dim`` or ``hidden_size / num_attention_heads``,
 ``max_position_embeddings``) and its model card's parameter count. Looked up by
 the Hugging Face id's last part, in any case, with an ``-Instruct``/``-Chat``/
-``-it``/``-hf`` suffix or none. A model missing here is sized only from the
-policy (``spec.workloads[].modelWeights``).
+``-it``/``-hf`` suffix or none. A model missing here is sized from the parameter
+count its name writes (``names``), labelled as an estimate, or from the policy
+(``spec.workloads[].modelWeights``). ``active``: the parameters one token uses, for a
+mixture of experts (Mixtral-8x7B: 12.9B of its 46.7B, Mistral AI's "Mixtral of
+experts", mistral.ai/news/mixtral-of-experts); 0 for a dense model, which uses all.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ class Model(Record):
     kv_heads: int
     head_dim: int
     context: int  # max_position_embeddings: the length a server takes when none is given
+    active: float = 0.0  # billions one token uses, for a mixture of experts; 0: all
 
     def kv_bytes_per_token(self, dtype_bytes: int = 2) -> int:
         """Keys and values of every layer for one token."""
@@ -39,7 +43,7 @@ _MODELS = (
     Model("Llama-2-13b", 13.0, 40, 40, 128, 4096),
     Model("Mistral-7B-v0.1", 7.24, 32, 8, 128, 32768),
     Model("Mistral-7B-v0.3", 7.25, 32, 8, 128, 32768),
-    Model("Mixtral-8x7B-v0.1", 46.7, 32, 8, 128, 32768),
+    Model("Mixtral-8x7B-v0.1", 46.7, 32, 8, 128, 32768, 12.9),
     Model("zephyr-7b-beta", 7.24, 32, 8, 128, 32768),  # a Mistral-7B-v0.1 fine-tune
     Model("Qwen2.5-0.5B", 0.494, 24, 2, 64, 32768),
     Model("Qwen2.5-1.5B", 1.54, 28, 2, 128, 32768),

@@ -1,20 +1,21 @@
-"""The VRAM a pre-allocating server needs: its weights, an overhead, its working memory.
+"""What a pre-allocating server needs per GPU: its weights, an overhead, its KV cache.
 
-- weights: the policy's ``modelWeights`` for the workload, else the model the
-  args name (``models``) × bytes per parameter (2 for fp16/bf16, 4 for
-  float32, 1 for fp8) ÷ the tensor-parallel size;
-- overhead: ``OVERHEAD`` per GPU (CUDA context, activations, CUDA graphs);
-- working memory: the policy's ``workingMemory``; else, where the framework
-  exports the share of its KV-cache pool in use, the peak of that share × the
-  pool (what the card showed in use, less weights and overhead); else the
-  default budget: the KV cache of ``SEQUENCES`` sequences at the configured
-  maximum length (the model's own when none is given).
+- weights: the policy's ``modelWeights`` for the workload; else the model the args
+  name, from the model table (``models``) or, for a model it does not know, from the
+  parameter count its name writes (``names``: labelled "estimated from the name"),
+  × bytes per parameter (``names.width``: the dtype or quantization) ÷ the tensor-
+  and pipeline-parallel sizes (the GPUs the model is split over);
+- overhead: ``OVERHEAD`` per GPU (CUDA context, activations, CUDA graphs). SGLang, which
+  keeps these outside its share, reserves 2.8 GiB + 0.1 GiB per GPU of the model for
+  them on cards under 35 GiB (sglang v0.5.2 python/sglang/srt/server_args.py:466-471,
+  ``sglang_reserve``); 2 GiB is below it, so a warning for want of it is never false;
+- one sequence: the KV cache of one sequence at the configured maximum length (the
+  model's own when none is given), for a model whose shape the table knows;
+- working memory: the policy's ``workingMemory``, else the default budget of
+  ``SEQUENCES`` such sequences. ``recommend`` replaces it with what it measured.
 
-The setting that fits a limit: TensorFusion's soft limiter shows the process
-its VRAM limit as the device's total memory (docs/recommend.md), so a share of
-the total is need ÷ limit (SGLang's static share: (weights + working) ÷ limit),
-and TensorRT-LLM's share of the free memory is the working memory ÷ (limit −
-weights − overhead), all rounded up to hundredths.
+Pure: data in, data out. ``check`` sizes from the container alone (``Given()``);
+``recommend`` adds the policy's ``Given``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import math
 
 from tfpolicy.frameworks.detect import Found, flag_value
 from tfpolicy.frameworks.models import Model, lookup
+from tfpolicy.frameworks.names import kv_bytes, parameters, width
 from tfpolicy.records import Record
 
 GIB = 1 << 30
@@ -31,27 +33,33 @@ SEQUENCES = 4
 
 
 class Serving(Record):
-    """Where a framework's command line names the model and its lengths."""
+    """Where a framework's command line names the model, its lengths, split and types."""
 
     model: tuple[str, ...]
     after: str = ""  # the model as the positional argument after this token
     max_len: tuple[str, ...] = ()
     tp: tuple[str, ...] = ()
+    pp: tuple[str, ...] = ()
     dtype: tuple[str, ...] = ("--dtype",)
     quantization: tuple[str, ...] = ()
+    kv_dtype: tuple[str, ...] = ("--kv-cache-dtype",)
     env_model: str = ""
 
 
+# vLLM: vllm/engine/arg_utils.py EngineArgs; SGLang: sglang v0.5.2
+# python/sglang/srt/server_args.py:860-1133; TGI: huggingface/text-generation-inference
+# launcher/src/main.rs:596-640; trtllm-serve: NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py.
 SERVING: dict[str, Serving] = {
     "vLLM": Serving(("--model",), "serve", ("--max-model-len",),
-                    ("--tensor-parallel-size", "-tp"), quantization=("--quantization", "-q")),
+                    ("--tensor-parallel-size", "-tp"), ("--pipeline-parallel-size", "-pp"),
+                    quantization=("--quantization", "-q")),
     "SGLang": Serving(("--model-path", "--model"), "", ("--context-length",),
-                      ("--tp-size", "--tp"), quantization=("--quantization",)),
+                      ("--tp-size", "--tp"), ("--pp-size",), quantization=("--quantization",)),
     "TGI": Serving(("--model-id",), "", ("--max-total-tokens",), ("--num-shard",),
                    quantization=("--quantize",), env_model="MODEL_ID"),
-    "TensorRT-LLM": Serving(("--model",), "trtllm-serve", ("--max_seq_len",), ("--tp_size",)),
+    "TensorRT-LLM": Serving(("--model",), "trtllm-serve", ("--max_seq_len",), ("--tp_size",),
+                            ("--pp_size",)),
 }
-_DTYPE = {"float32": 4, "float": 4, "fp8": 1}
 
 
 class Given(Record):
@@ -61,16 +69,20 @@ class Given(Record):
     working: int | None = None
 
 
-class Need(Record):
-    weights: int
-    overhead: int
-    working: int
-    weights_basis: str  # how each figure was found, for the evidence
-    working_basis: str
+class Sizes(Record):
+    """What one server needs per GPU, each figure with how it was found."""
 
-    @property
-    def total(self) -> int:
-        return self.weights + self.overhead + self.working
+    weights: int | None  # None: unknown (``weights_basis`` says why)
+    weights_basis: str
+    overhead: int
+    one_sequence: int | None  # KV cache of one sequence at ``length``; None: shape unknown
+    length: int
+    working: int | None  # the working-memory budget; None: unknown
+    working_basis: str
+    parallel: int = 1  # the GPUs the model is split over (tensor × pipeline parallel)
+    active: float | None = None  # billions of parameters a token uses; None: not told
+    model: str = ""  # the model id the args name
+    budgeted: bool = False  # the working memory is the user's: a length they set, or given
 
 
 def model_id(found: Found) -> str:
@@ -86,68 +98,87 @@ def model_id(found: Found) -> str:
     return named or ""
 
 
-def _int_flag(found: Found, names: tuple[str, ...], env: str = "") -> int | None:
+def _int_flag(found: Found, names: tuple[str, ...]) -> int | None:
     raw = flag_value(found.args, *names) if names else None
-    raw = raw if raw is not None else found.env.get(env) if env else None
     return int(raw) if raw is not None and raw.isdigit() and int(raw) > 0 else None
 
 
-def need(found: Found, given: Given, pool: int | None, cache_peak: float | None) -> Need | str:
-    """The need per GPU, or why it cannot be told (then nothing is recommended)."""
+def _flag(found: Found, names: tuple[str, ...]) -> str | None:
+    return flag_value(found.args, *names) if names else None
+
+
+def sizes(found: Found, given: Given | None = None) -> Sizes:
+    """The server's needs per GPU from its container (and the policy's ``given``)."""
+    given = given or Given()
     serving = SERVING.get(found.framework.name, Serving(()))
-    tp = _int_flag(found, serving.tp) or 1
+    parallel = (_int_flag(found, serving.tp) or 1) * (_int_flag(found, serving.pp) or 1)
     named = model_id(found)
     model = lookup(named) if named else None
-    weights, wbasis = _weights(found, serving, given, model, named, tp)
-    if weights is None:
-        return wbasis
-    if given.working is not None:
-        return Need(weights, OVERHEAD, given.working, wbasis, "from the policy")
-    if cache_peak is not None and pool is not None:
-        kv_pool = max(pool - weights - OVERHEAD, 0)
-        return Need(weights, OVERHEAD, math.ceil(cache_peak * kv_pool), wbasis,
-                    f"peak {cache_peak:.0%} in use of its {_gib(kv_pool)} KV-cache pool, "
-                    f"{found.framework.name}'s own metric")
-    if model is None:
-        return ("no KV-cache metric and the model's shape is unknown: "
-                "give workingMemory in the policy")
-    length = _int_flag(found, serving.max_len) or model.context
-    working = math.ceil(model.kv_bytes_per_token() * length * SEQUENCES / tp)
-    return Need(weights, OVERHEAD, working, wbasis,
-                f"no cache metric: the default budget, {SEQUENCES} sequences × {length} tokens")
-
-
-def _weights(found: Found, serving: Serving, given: Given, model: Model | None, named: str,
-             tp: int) -> tuple[int | None, str]:
+    weights, basis, active = _weights(found, serving, model, named, parallel)
     if given.weights is not None:
-        return given.weights, "from the policy"
+        weights, basis = given.weights, "from the policy"
+    one, length = _one_sequence(found, serving, model, parallel)
+    budgeted = _int_flag(found, serving.max_len) is not None
+    if given.working is not None:
+        working, wbasis, budgeted = given.working, "from the policy", True
+    elif one is not None:
+        working = one * SEQUENCES
+        wbasis = f"the default budget, {SEQUENCES} sequences × {length} tokens"
+    else:
+        working, wbasis = None, "the model's KV-cache shape is unknown"
+    return Sizes(weights, basis, OVERHEAD, one, length, working, wbasis, parallel, active, named,
+                 budgeted)
+
+
+def _one_sequence(found: Found, serving: Serving, model: Model | None,
+                  parallel: int) -> tuple[int | None, int]:
     if model is None:
-        what = f"model {named!r} is not in the model table" if named else "no model named"
-        return None, f"{what}: give modelWeights in the policy"
-    quantized = flag_value(found.args, *serving.quantization) if serving.quantization else None
-    if quantized not in (None, "fp8"):
-        return None, f"a {quantized}-quantized model: give modelWeights in the policy"
-    dtype = flag_value(found.args, *serving.dtype) or ""
-    size = 1 if quantized == "fp8" else _DTYPE.get(dtype, 2)
-    weights = math.ceil(model.params * 1e9 * size / tp)
-    split = f" ÷ TP {tp}" if tp > 1 else ""
-    return weights, f"{model.name}, {model.params:g}B parameters × {size} B{split}"
+        return None, 0
+    length = _int_flag(found, serving.max_len) or model.context
+    per_token = model.kv_bytes_per_token(kv_bytes(_flag(found, serving.kv_dtype)))
+    return math.ceil(per_token * length / parallel), length
 
 
-def fitting_fraction(found: Found, need_: Need, limit: int) -> float | None:
-    """The framework setting that keeps its pool inside ``limit`` (the total it is shown)."""
-    if found.framework.share == "free":
-        free = limit - need_.weights - need_.overhead
-        return None if free <= 0 else _up(need_.working / free)
-    if found.framework.share == "static":  # weights and KV cache; the overhead stays outside
-        return _up((need_.weights + need_.working) / limit)
-    return _up(need_.total / limit)
+def _weights(found: Found, serving: Serving, model: Model | None, named: str,
+             parallel: int) -> tuple[int | None, str, float | None]:
+    """Weights per GPU, how they were found, and the parameters a token uses."""
+    if not named:
+        return None, f"{found.framework.name} names no model on its command line", None
+    count = parameters(named) if model is None else None
+    if model is None and count is None:
+        return None, (f"model {named!r} is not in the model table and its name writes no "
+                      "parameter count"), None
+    wide = width(named, _flag(found, serving.dtype), _flag(found, serving.quantization))
+    if wide.bytes is None:
+        return None, f"{named}: {wide.basis}", None
+    billions = model.params if model is not None else count.billions if count else 0.0
+    weights = math.ceil(billions * 1e9 * wide.bytes / parallel)
+    split = f" ÷ {parallel} GPUs" if parallel > 1 else ""
+    per = f"{float(wide.bytes):g} bytes ({wide.basis})"
+    if model is not None:
+        return weights, f"{model.name}, {billions:g}B parameters × {per}{split}", \
+            model.active or model.params
+    name = named.rsplit("/", 1)[-1]
+    experts = count is not None and count.experts
+    return weights, (f"{name}, {billions:g}B parameters estimated from the name "
+                     f"× {per}{split}"), None if experts else billions
 
 
-def _up(value: float) -> float | None:
-    rounded = math.ceil(value * 100 - 1e-9) / 100
-    return rounded if 0 < rounded <= 1 else None
+def sglang_reserve(total: int, parallel: int) -> int:
+    """What SGLang keeps outside its static share when ``--mem-fraction-static`` is unset,
+    for a process shown ``total`` bytes (sglang v0.5.2 python/sglang/srt/server_args.py:
+    466-483; the extras for speculative decoding and DP attention are not counted)."""
+    mib = total / (1 << 20)
+    if mib < 35 * 1024:
+        reserve = 2.8 + parallel / 10
+    elif mib < 90 * 1024:
+        reserve = 9.5 + parallel / 2
+    elif mib < 160 * 1024:
+        reserve = 12 + parallel / 2
+    else:
+        reserve = 32.0
+    return math.ceil(reserve * GIB)
 
 
-def _gib(value: int) -> str:
+def gib(value: int) -> str:
     return f"{value / GIB:.2f}Gi"

@@ -1,7 +1,8 @@
 """The frameworks that pre-allocate GPU memory, and the setting each reads.
 
-Each default is the framework's own, cited at its row (repository, file, and
-the commit read). A policy adds rows (``spec.frameworks``), tried before these.
+Each default is the framework's own, cited at its row (repository, file and line,
+and the commit or release read). A policy adds rows (``spec.frameworks``), tried
+before these.
 
 ``share`` says what the fraction is a share of and what it holds: ``total``
 (of the memory the process is shown as the device's total, for everything it
@@ -9,7 +10,8 @@ allocates), ``static`` (of the total, for weights and KV cache only: SGLang
 keeps activations and CUDA graphs outside it) or ``free`` (TensorRT-LLM: of
 the memory still free once the weights are loaded, for the KV cache). A
 fraction of ``None`` is one the framework derives at start (SGLang);
-``disabled_by`` names env settings that turn pre-allocation off.
+``disabled_by`` names env settings that turn pre-allocation off, the first of
+them the one a finding suggests where no fraction can be set (TensorFlow).
 """
 
 from __future__ import annotations
@@ -34,25 +36,30 @@ class Framework(Record):
     cache_metrics: tuple[str, ...] = ()  # gauges of the share of its cache pool in use
     source: str = ""  # where the default is written
 
+    @property
+    def setting(self) -> str:
+        """The name a finding tells the user to set: the flag, else the env variable, else
+        the env setting that turns the pool off."""
+        return self.flag or self.env or (self.disabled_by[0][0] if self.disabled_by else "")
+
 
 BUILTIN: tuple[Framework, ...] = (
-    # vllm-project/vllm vllm/config/cache.py (CacheConfig.gpu_memory_utilization,
+    # vllm-project/vllm vllm/config/cache.py:103 (CacheConfig.gpu_memory_utilization,
     # commit 002f10e0): "If unspecified, will use the default value of 0.92"; earlier
-    # versions documented 0.9 (vllm/engine/arg_utils.py). The larger is assumed, so a
-    # starved pool is never missed for want of the version.
+    # versions documented 0.9 (vllm/engine/arg_utils.py EngineArgs). The larger is assumed,
+    # so a starved pool is never missed for want of the version.
     Framework("vLLM", ("vllm/vllm-openai*", "*/vllm-openai*", "*vllm*"),
               ("vllm", "vllm.entrypoints.*", "*/vllm"), flag="--gpu-memory-utilization",
               default=Fraction(92, 100),
               cache_metrics=("vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc"),
-              source="vllm-project/vllm vllm/config/cache.py gpu_memory_utilization"),
-    # sgl-project/sglang python/sglang/srt/server_args.py: mem_fraction_static defaults to
-    # None and _handle_gpu_memory_settings(gpu_mem) derives it from the GPU memory the
-    # process sees, the chunked-prefill size, CUDA-graph batch and TP size (commit 469c63e5).
+              source="vllm-project/vllm vllm/config/cache.py:103"),
+    # sglang v0.5.2 python/sglang/srt/server_args.py:164: mem_fraction_static defaults to
+    # None, and :451-495 derive it from the GPU memory the process sees, less a reserve for
+    # activations and CUDA graphs (``sizing.sglang_reserve``).
     Framework("SGLang", ("lmsysorg/sglang*", "*/sglang*"),
               ("sglang.launch_server", "sglang"), flag="--mem-fraction-static", share="static",
               cache_metrics=("sglang:token_usage",),
-              source="sgl-project/sglang python/sglang/srt/server_args.py "
-                     "_handle_gpu_memory_settings"),
+              source="sglang v0.5.2 python/sglang/srt/server_args.py:164"),
     # huggingface/text-generation-inference launcher/src/main.rs:810-813 (commit db931fcf):
     # cuda_memory_fraction, clap default "1.0", also read from CUDA_MEMORY_FRACTION.
     Framework("TGI", ("huggingface/text-generation-inference*",

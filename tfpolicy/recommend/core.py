@@ -1,13 +1,15 @@
-"""Measured usage → per-workload TensorFusion resources (pure; reference/tensor-fusion.md §7.3).
+"""Measured usage → per-workload TensorFusion resources (pure; docs/recommend.md).
 
 Per GPU workload: its pods' series (found by pod name, ``mapping``), compute
 activity × the model's peak TFLOPS (``gputable``) as TFLOPS samples of weight
 0.1, the framebuffer's 24-hour peaks as VRAM samples of weight 1.0, both
-decayed with half-life = window / 2 (the history period's half, §7.2), then
-the percentile recommender. Workloads with too little data, several or
-unknown GPU models, or no series are left out with the reason. A workload whose
-server pre-allocates a memory pool has its VRAM sized from its model instead
-(``pool``, issue 32): its framebuffer is the pool, not the need.
+decayed with half-life = window / 2 (TensorFusion's half-life is half its
+history period: docs/recommend.md, "The recommender"), then the percentile
+recommender. Workloads with too little data, several or unknown GPU models, or no
+series are left out with the reason. A workload whose server pre-allocates a
+memory pool has its VRAM sized from its model instead (``pool``): its framebuffer
+is the pool, not the need; its figures are cross-checked (``crosscheck``) and
+left out when they contradict each other.
 """
 
 from __future__ import annotations
@@ -17,26 +19,30 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from tfpolicy.frameworks.detect import Found
-from tfpolicy.frameworks.sizing import Given
+from tfpolicy.frameworks.sizing import Given, sizes
 from tfpolicy.gpus import table as gputable
+from tfpolicy.recommend.crosscheck import ComputeReading
+from tfpolicy.recommend.crosscheck import compute as compute_check
 from tfpolicy.recommend.histogram import Sample, decayed
 from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
-from tfpolicy.recommend.pool import PoolSizing, size
+from tfpolicy.recommend.pool import Measured, PoolSizing, size
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules
 from tfpolicy.recommend.series import Series
 from tfpolicy.records import Record, field
 
-INITIAL_DELAY = 1800.0  # initialDelayPeriod default 30m (§7.2): no recommendation before
+INITIAL_DELAY = 1800.0  # TensorFusion's initialDelayPeriod default, 30m: none before
 MIB = 1 << 20
 
 
 class Usage(Record):
-    """The three queries' series; activity as a 0–1 ratio, utilization in %, framebuffer in MiB."""
+    """The queries' series: activity a 0–1 ratio, utilization %, framebuffer MiB, tokens/s."""
 
     activity: list[Series]
     utilization: list[Series]
     framebuffer: list[Series]
     cache: list[Series] = field(default_factory=list)  # KV-cache share in use, 0–1
+    generated: list[Series] = field(default_factory=list)  # tokens/s generated, per pod
+    prompted: list[Series] = field(default_factory=list)  # prompt tokens/s, per pod
 
 
 class Settings(Record):
@@ -53,6 +59,7 @@ class GpuWorkload(Record):
     qos: str  # the template's tensor-fusion.ai/qos, "" when unset
     framework: Found | None = None  # a GPU container's pre-allocating server
     given: Given = field(default_factory=Given)  # the policy's modelWeights / workingMemory
+    isolation: str = "soft"  # the template's tensor-fusion.ai/isolation
 
 
 class Evidence(Record):
@@ -71,6 +78,7 @@ class Recommendation(Record):
     takeover: str = ""  # the reason when the peak is near a whole card
     pool: PoolSizing | None = None  # VRAM sized from the model: the framework's pool
     framework: Found | None = None
+    notes: tuple[str, ...] = ()  # cross-checks and check's warnings: stderr and comments
 
 
 class Result(Record):
@@ -92,6 +100,7 @@ def recommend(workloads: list[GpuWorkload], usage: Usage, settings: Settings) ->
             left_out.append((workload.id, outcome))
         else:
             recommended.append(outcome)
+            notes += [f"{workload.id}: {note}" for note in outcome.notes]
     return Result(recommended, left_out, notes)
 
 
@@ -100,20 +109,24 @@ class _Mine(Record):
     utilization: dict[str, list[Series]] = field(default_factory=dict)
     framebuffer: list[Series] = field(default_factory=list)
     cache: list[Series] = field(default_factory=list)
+    generated: list[Series] = field(default_factory=list)
+    prompted: list[Series] = field(default_factory=list)
 
 
 def _by_workload(usage: Usage, owners: dict[tuple[str, str], WorkloadId]) -> dict[
         WorkloadId, _Mine]:
     grouped: dict[WorkloadId, _Mine] = {}
     for kind, listed in (("a", usage.activity), ("u", usage.utilization),
-                         ("f", usage.framebuffer), ("c", usage.cache)):
+                         ("f", usage.framebuffer), ("c", usage.cache),
+                         ("g", usage.generated), ("p", usage.prompted)):
         for series in listed:
             owner = owners.get((series.namespace, series.pod))
             if owner is None:
                 continue
             mine = grouped.setdefault(owner, _Mine())
-            if kind in "fc":
-                (mine.framebuffer if kind == "f" else mine.cache).append(series)
+            if kind in "fcgp":
+                {"f": mine.framebuffer, "c": mine.cache, "g": mine.generated,
+                 "p": mine.prompted}[kind].append(series)
             else:
                 target = mine.activity if kind == "a" else mine.utilization
                 target.setdefault(series.pod, []).append(series)
@@ -121,7 +134,7 @@ def _by_workload(usage: Usage, owners: dict[tuple[str, str], WorkloadId]) -> dic
 
 
 def _activity(mine: _Mine) -> list[Series]:
-    """Per pod: profiling activity where present, else GPU utilization as a ratio (issue 13)."""
+    """Per pod: profiling activity where present, else GPU utilization as a ratio."""
     chosen = [s for pod in sorted(mine.activity) for s in mine.activity[pod]]
     for pod in sorted(set(mine.utilization) - set(mine.activity)):
         chosen += [Series(s.namespace, s.pod, s.model, tuple((t, v / 100) for t, v in s.points))
@@ -151,12 +164,13 @@ def _one(workload: GpuWorkload, mine: _Mine, settings: Settings) -> Recommendati
     if not fb:
         return "no framebuffer (DCGM_FI_DEV_FB_USED) series in the window"
     cache = [v for s in mine.cache for _, v in s.points]
-    return _recommendation(workload, info, activity, fb, max(cache, default=None), settings)
+    return _recommendation(workload, info, activity, fb, max(cache, default=None), settings,
+                           mine)
 
 
 def _recommendation(workload: GpuWorkload, info: gputable.GpuInfo, activity: list[Series],
                     fb: list[tuple[float, float]], cache: float | None,
-                    settings: Settings) -> Recommendation | str:
+                    settings: Settings, mine: _Mine) -> Recommendation | str:
     peak = float(Decimal(info.fp16_tflops))
     tflops = [(t, v * peak) for s in activity for t, v in s.points]
     compute_rule, vram_rule = rules(settings.target)
@@ -172,14 +186,35 @@ def _recommendation(workload: GpuWorkload, info: gputable.GpuInfo, activity: lis
         return Recommendation(workload.id, choose(compute_rule, compute, qos, None),
                               choose(vram_rule, vram, qos, None), evidence,
                               _near_card(compute, vram, info, peak, settings.whole_card))
-    sized = size(found, workload.given, max(v for _, v in fb), cache, settings.margin)
+    measured = Measured(max(v for _, v in fb), info.vram_mib, cache, workload.isolation)
+    sized = size(found, workload.given, measured, settings.margin)
     if isinstance(sized, str):
         return sized
+    checked = _compute_check(found, workload, activity, mine, peak)
+    if checked.refused:
+        return checked.refused
     modelled = Estimate(sized.limit, sized.limit, sized.limit)  # the pool is taken at start
     return Recommendation(workload.id, choose(compute_rule, compute, qos, None),
                           Pair(sized.limit, sized.limit), evidence,
                           _near_card(compute, modelled, info, peak, settings.whole_card),
-                          sized, found)
+                          sized, found, (*sized.notes, *checked.lines))
+
+
+def _compute_check(found: Found, workload: GpuWorkload, activity: list[Series], mine: _Mine,
+                   peak: float) -> ComputeReading:
+    """The token rates against the mean TFLOPS, over the pods that export both."""
+    pods = {s.pod for s in mine.generated} & {s.pod for s in activity}
+    if not pods:
+        return ComputeReading()
+    own = sizes(found, workload.given)
+    measured = _mean([v * peak for s in activity if s.pod in pods for _, v in s.points])
+    generated = _mean([v for s in mine.generated if s.pod in pods for _, v in s.points])
+    prompted = _mean([v for s in mine.prompted if s.pod in pods for _, v in s.points])
+    return compute_check(own.active, own.parallel, generated, prompted, measured or 0.0, peak)
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 def _samples(points: Iterable[tuple[float, float]], weight: float) -> list[Sample]:

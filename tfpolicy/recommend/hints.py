@@ -1,4 +1,4 @@
-"""What policies given to ``recommend -p`` say of pre-allocating servers (issue 32).
+"""What policies given to ``recommend -p`` say of pre-allocating servers (docs/recommend.md).
 
 ``spec.frameworks`` rows extend the framework table; a ``spec.workloads[]``
 entry's ``modelWeights`` and ``workingMemory`` give a workload's model size per

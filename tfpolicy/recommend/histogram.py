@@ -1,8 +1,9 @@
 """VPA's decaying exponential histogram, the one TensorFusion's percentile recommender keeps.
 
-Facts: reference/tensor-fusion.md §7.3 (TFLOPS max 10000, first bucket 0.1;
-VRAM max 1e12 bytes, first bucket 1e7; growth 5 %; epsilon 1e-4; half-life =
-history period / 2). The bucket arithmetic follows k8s.io/autoscaler
+Facts (docs/recommend.md, "The recommender"; NexusGPU/tensor-fusion
+``internal/autoscaler/recommender/percentile_recommender.go``): TFLOPS max 10000,
+first bucket 0.1; VRAM max 1e12 bytes, first bucket 1e7; growth 5 %; epsilon 1e-4;
+half-life = history period / 2. The bucket arithmetic follows k8s.io/autoscaler
 ``vertical-pod-autoscaler/pkg/recommender/util/histogram_options.go``
 (``FindBucket``, ``GetBucketStart``) and ``histogram.go`` (``Percentile``
 returns the *end* of the bucket where the running weight reaches the

@@ -1,7 +1,8 @@
-"""The GPU workloads of the manifests, found by the engine's own rules (DESIGN §1).
+"""The GPU workloads of the manifests, found by the engine's own rules (docs/kinds.md).
 
 Each with the pre-allocating server one of its GPU containers runs, if any
-(``tfpolicy.frameworks``), and what the policy gives of its model's size.
+(``tfpolicy.frameworks``), what the policy gives of its model's size, and the
+isolation its template asks for (under which ``check`` judges the server's setting).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tfpolicy.recommend.core import GpuWorkload
 from tfpolicy.recommend.mapping import WorkloadId
 from tfpolicy.rewrite.engine import objects
 from tfpolicy.stages.common import annotations_of, is_gpu_workload, labels_of
-from tfpolicy.stages.keys import ENABLED, QOS
+from tfpolicy.stages.keys import ENABLED, ISOLATION, QOS
 from tfpolicy.workloads import Registry
 
 _QOS = ("low", "medium", "high", "critical")
@@ -32,13 +33,13 @@ def gpu_workloads(documents: Iterable[Any], namespace: str, frameworks: Sequence
     for data in documents:
         for _, obj in objects(data):
             templates = [view.template for view in registry.views(obj)]
-            # an opted-out template is never migrated, so it needs no size (DESIGN §1)
+            # an opted-out template is never migrated, so it needs no size (docs/kinds.md)
             gpu = [t for t in templates
                    if is_gpu_workload(t, gpus) and labels_of(t).get(ENABLED) != "false"]
             if gpu:
                 workload_id = _id(obj, namespace)
                 workload = GpuWorkload(workload_id, _qos(gpu), _framework(gpu, gpus, frameworks),
-                                       given(workload_id))
+                                       given(workload_id), _isolation(gpu))
                 found.setdefault(workload.id, workload)
     return sorted(found.values(), key=lambda w: w.id)
 
@@ -55,6 +56,11 @@ def _qos(templates: list[Any]) -> str:
     values = {annotations_of(t).get(QOS) for t in templates}
     value = values.pop() if len(values) == 1 else None
     return value if value in _QOS else ""
+
+
+def _isolation(templates: list[Any]) -> str:
+    values = {str(annotations_of(t).get(ISOLATION, "soft")) for t in templates}
+    return values.pop() if len(values) == 1 else "soft"
 
 
 def _framework(templates: list[Any], gpus: GpuResources,

@@ -31,7 +31,7 @@ class Block(Record):
 def binary(value: int) -> str:
     """Bytes rounded up to whole MiB, in the largest binary suffix that divides exactly.
 
-    TensorFusion keeps the truncated byte count (BinarySI, §7.3); rounding up to
+    TensorFusion keeps the truncated byte count (a BinarySI quantity); rounding up to
     a MiB asks for at most 1 MiB more and keeps the value readable in review.
     """
     value = -(-value // (1 << 20)) << 20
@@ -111,7 +111,7 @@ def evidence(rec: Recommendation) -> list[str]:
     if rec.pool is not None and rec.framework is not None:
         lines[-1] += " (the pool)"
         lines += pool_evidence(rec.pool, rec.framework)
-    return lines
+    return lines + [note for note in rec.notes if note not in lines]
 
 
 def header(result: Result, settings_line: str) -> str:

@@ -59,6 +59,6 @@ def _decode(body: bytes, key: str) -> Any:
         return json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise TfpolicyError(f"--prometheus: {key} query: the answer is not JSON") from None
-    except RecursionError:  # no Prometheus answer nests this deep (issue 24)
+    except RecursionError:  # no Prometheus answer nests this deep
         raise TfpolicyError(f"--prometheus: {key} query: the answer is nested too deep") \
             from None

@@ -1,6 +1,6 @@
-"""TensorFusion's percentile recommender, per resource (reference/tensor-fusion.md §7.2–7.3).
+"""TensorFusion's percentile recommender, per resource (docs/recommend.md, "The recommender").
 
-Upstream ``internal/autoscaler/recommender/percentile_recommender.go``:
+Upstream NexusGPU/tensor-fusion ``internal/autoscaler/recommender/percentile_recommender.go``:
 lower/target/upper estimates are the histogram percentiles × (1 + margin),
 truncated to integers; the limit is the upper estimate; the request is the
 lower one for QoS low/medium, the target for high, the upper for critical;
@@ -23,7 +23,8 @@ class Percentiles(Record):
     upper: float
 
 
-# Code defaults, which differ from the CRD comment (reference §7.2 table).
+# The code's defaults, which differ from the CRD's comment (NexusGPU/tensor-fusion
+# api/v1/schedulingconfigtemplate_types.go).
 COMPUTE_PERCENTILES = Percentiles(0.5, 0.95, 0.99)
 VRAM_PERCENTILES = Percentiles(0.5, 0.98, 0.99)
 MARGIN = 0.15

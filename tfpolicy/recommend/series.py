@@ -9,8 +9,8 @@ is kept and reported per workload, since TFLOPS cannot be derived from it.
 Samples are held as two arrays of doubles (``Points``), 16 bytes a sample
 instead of a tuple of two floats (104) or the decoded JSON list (about 170):
 ``decode`` converts each series' ``values`` as soon as the JSON decoder has
-read it (issue 24: a 160 MB metrics file took 2.6 GB), so no whole-file tree
-of samples is ever held.
+read it, so no whole-file tree of samples is ever held (docs/recommend.md, "The
+offline metrics file", gives the memory measured before and after).
 """
 
 from __future__ import annotations

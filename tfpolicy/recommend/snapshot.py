@@ -8,8 +8,9 @@ recommendation without a Prometheus::
      "answers": {"activity": {...}, "utilization": {...}, "framebuffer": {...}}}
 
 ``tfpolicy recommend --prometheus URL --save-metrics FILE`` writes one. The
-``cache`` answer (pre-allocating servers' own KV-cache gauges) is optional: it is
-written only when it holds a series, so a file without it reads as before.
+``cache``, ``generated`` and ``prompted`` answers (pre-allocating servers' own
+KV-cache gauges and token counters) are optional: each is written only when it holds
+a series, so a file without them reads as before.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MAX_BYTES = 256 << 20  # a week of 5,000 pods at the 5-minute step is about 200 
 MAX_DEPTH = 32  # a snapshot nests 7 deep; this only locates what the decoder refused
 
 KEYS = ("activity", "utilization", "framebuffer")
-OPTIONAL = ("cache",)
+OPTIONAL = ("cache", "generated", "prompted")
 EMPTY = {"status": "success", "data": {"resultType": "matrix", "result": []}}
 
 
