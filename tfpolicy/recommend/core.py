@@ -25,7 +25,7 @@ from tfpolicy.recommend.crosscheck import ComputeReading
 from tfpolicy.recommend.crosscheck import compute as compute_check
 from tfpolicy.recommend.histogram import Sample, decayed
 from tfpolicy.recommend.mapping import WorkloadId, map_pods, pattern
-from tfpolicy.recommend.pool import Measured, PoolSizing, size
+from tfpolicy.recommend.pool import Measured, PoolSizing, size, whole_card
 from tfpolicy.recommend.recommender import MARGIN, Estimate, Pair, choose, estimate, rules
 from tfpolicy.recommend.series import Series
 from tfpolicy.records import Record, field
@@ -194,9 +194,11 @@ def _recommendation(workload: GpuWorkload, info: gputable.GpuInfo, activity: lis
     if checked.refused:
         return checked.refused
     modelled = Estimate(sized.limit, sized.limit, sized.limit)  # the pool is taken at start
+    takeover = _near_card(compute, modelled, info, peak, settings.whole_card)
+    if takeover:
+        sized = whole_card(sized)
     return Recommendation(workload.id, choose(compute_rule, compute, qos, None),
-                          Pair(sized.limit, sized.limit), evidence,
-                          _near_card(compute, modelled, info, peak, settings.whole_card),
+                          Pair(sized.limit, sized.limit), evidence, takeover,
                           sized, found, (*sized.notes, *checked.lines))
 
 

@@ -27,7 +27,7 @@ from tfpolicy.frameworks.fit import Verdict, least_limit, pool
 from tfpolicy.frameworks.sizing import GIB, Given, Sizes, gib, sizes
 from tfpolicy.frameworks.traps import verdict_for
 from tfpolicy.recommend.crosscheck import VramReading, vram
-from tfpolicy.records import Record
+from tfpolicy.records import Record, replace
 
 MIB = 1 << 20
 # A setting that holds the need only under a larger limit: the limit is raised to it when
@@ -135,6 +135,18 @@ def _sized(found: Found, own: Sizes, need: Need, measured: Measured, margin: flo
             setting = said
     return PoolSizing(limit, need, measured.peak_mib, tuple(lines), tuple(notes), setting,
                       verdict, reading.expected, reading.apart)
+
+
+def whole_card(sizing: PoolSizing) -> PoolSizing:
+    """The sizing of a workload that keeps a whole card: no vram-limit is written, so
+    nothing is judged under the modelled one (``check`` under takeover judges none)."""
+    said = {line for line in sizing.lines if line.startswith("check: ")}
+    lines = [line for line in sizing.lines if line not in said
+             and not line.startswith("setting: ")]
+    lines.append("setting: not judged, since the workload keeps a whole card and no "
+                 "vram-limit is written (check flags nothing)")
+    return replace(sizing, lines=tuple(lines), setting="", verdict=None,
+                   notes=tuple(note for note in sizing.notes if note not in said))
 
 
 def _mib(value: int) -> int:
