@@ -113,7 +113,7 @@ def by_workload(cohort: canary.Cohort, owner: Policy, obj: Mapping[str, Any], su
     assert settings.enabled_replicas is not None
     wanted = settings.enabled_replicas
     key = key_of(obj, subject, "" if subject.name else where())
-    decision = canary.decide(cohort, owner.name, key, wanted)
+    decision = canary.pick_canary(cohort, owner.name, key, wanted)
     message = canary.describe(decision, subject.kind)
     if decision.chosen:
         note = Note(Severity.INFO, RULE_MOVED, message)

@@ -93,7 +93,7 @@ class Decision(Record):
     total: int
 
 
-def decide(cohort: Cohort, policy: str, key: Key, wanted: int | str) -> Decision:
+def pick_canary(cohort: Cohort, policy: str, key: Key, wanted: int | str) -> Decision:
     position, total = cohort.place(policy, key)
     count = rung_count(wanted, total)
     taken = total if count is None else min(count, total)
@@ -102,7 +102,7 @@ def decide(cohort: Cohort, policy: str, key: Key, wanted: int | str) -> Decision
 
 def chosen(cohort: Cohort, policy: str, wanted: int | str) -> tuple[Key, ...]:
     """The workloads of ``policy`` a rung moves whole, in order."""
-    return tuple(k for k in cohort.group(policy) if decide(cohort, policy, k, wanted).chosen)
+    return tuple(k for k in cohort.group(policy) if pick_canary(cohort, policy, k, wanted).chosen)
 
 
 def describe(decision: Decision, kind: str) -> str:
