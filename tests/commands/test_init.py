@@ -43,11 +43,17 @@ def test_writes_a_config_that_check_and_fix_use(tmp_path: Path) -> None:
 def test_pre_commit_hooks_are_the_projects(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     assert _init(repo).returncode == 0
-    declared = {hook["id"] for hook in
+    declared = {hook["id"]: hook for hook in
                 yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     written = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     ids = {hook["id"] for repo_ in written["repos"] for hook in repo_["hooks"]}
-    assert ids and ids <= declared
+    assert ids and ids <= set(declared)
+    assert [repo_["repo"] for repo_ in written["repos"]] == ["local"]  # no address, no tag
+    for hook in written["repos"][0]["hooks"]:
+        twin = declared[hook["id"]]
+        assert hook["language"] == "system"
+        assert {k: hook[k] for k in ("name", "entry", "types_or", "require_serial")} == \
+            {k: twin[k] for k in ("name", "entry", "types_or", "require_serial")}
 
 
 def test_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:

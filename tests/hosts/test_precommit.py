@@ -195,3 +195,23 @@ def test_validate_finds_every_migration_policy(hook_repo: Path, env: dict[str, s
     code, out = _try(hook_repo, repo, env, "tfpolicy-validate")
     assert code == 1 and "exit code: 2" in out, out
     assert "overlays/migration.yaml:12:" in out and "takover" in out
+
+
+def test_the_config_init_writes_runs_under_pre_commit(env: dict[str, str],
+                                                    tmp_path: Path) -> None:
+    """``tfpolicy init``'s ``repo: local`` hooks, run by the real ``pre-commit run``."""
+    repo = tmp_path / "manifests"
+    (repo / "apps").mkdir(parents=True)
+    shutil.copyfile(EXAMPLES / "llm-server.yaml", repo / "apps" / "llm-server.yaml")
+    _git(repo, "init", "-q")
+    assert run([str(BIN / "tfpolicy"), "init", "."], repo, env).returncode == 0
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "manifests")
+    before = (repo / "apps" / "llm-server.yaml").read_text()
+    first = run([str(BIN / "pre-commit"), "run", "--all-files"], repo, env)
+    out = first.stdout + first.stderr
+    assert first.returncode == 1 and "Fixing apps/llm-server.yaml" in out, out
+    after = (repo / "apps" / "llm-server.yaml").read_text()
+    assert after != before and "tensor-fusion.ai/enabled" in after
+    again = run([str(BIN / "pre-commit"), "run", "--all-files"], repo, env)
+    assert again.returncode == 0, again.stdout + again.stderr

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from tfpolicy import __version__
 from tfpolicy.commands.options import (
     command,
 )
@@ -22,7 +21,13 @@ from tfpolicy.policy.project_config import Given
 
 # The hooks of .pre-commit-hooks.yaml a starting repository wants: fix migrates, validate
 # keeps the policies sound (check is the read-only alternative to fix, named in a comment).
-HOOKS = ("tfpolicy-fix", "tfpolicy-validate")
+# The hooks init writes: id, name, entry, as .pre-commit-hooks.yaml declares them.
+HOOKS = (
+    ("tfpolicy-fix", "tfpolicy fix (migrate GPU workloads to TensorFusion)",
+     "tfpolicy fix --hook --"),
+    ("tfpolicy-validate", "tfpolicy validate (migration policies)",
+     "tfpolicy validate --hook --"),
+)
 FIRST_RUNG = "takeover-1"
 FIRST_POLICY = "takeover"  # what finds the GPU workloads: the policy whose first step that is
 
@@ -76,12 +81,18 @@ def config_text(found: list[ResourceRef]) -> str:
 
 
 def pre_commit_text() -> str:
-    hooks = "".join(f"      - id: {hook}\n" for hook in HOOKS)
+    """A ``repo: local`` config: the hooks run the tfpolicy installed beside pre-commit
+    (a checked wheel, docs/install.md), so it names no address and no tag to trust."""
+    hooks = "".join(
+        f"      - id: {hook}\n        name: {name}\n        entry: {entry}\n"
+        "        language: system\n        types_or: [yaml, json]\n"
+        "        require_serial: true\n"
+        for hook, name, entry in HOOKS)
     return (
-        "# Policies come from .tfpolicy.yaml; tfpolicy-check instead of tfpolicy-fix\n"
-        "# never writes and fails on anything fix would change.\n"
+        "# Policies come from .tfpolicy.yaml. The hooks run the tfpolicy installed beside\n"
+        "# pre-commit (docs/install.md); tfpolicy check --hook -- instead of fix never\n"
+        "# writes and fails on anything fix would change.\n"
         "repos:\n"
-        "  - repo: https://github.com/tfpolicy/tfpolicy\n"
-        f"    rev: v{__version__}\n"
+        "  - repo: local\n"
         "    hooks:\n" + hooks
     )
