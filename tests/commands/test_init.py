@@ -74,3 +74,18 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
     assert first.stdout == second.stdout
     for name in (".tfpolicy.yaml", ".pre-commit-config.yaml"):
         assert (one / name).read_bytes() == (two / name).read_bytes()
+
+
+def test_gpu_workloads_it_cannot_migrate_are_named_not_counted_as_none(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copyfile(ROOT / "tests" / "cases" / "findings" / "kubeai-model" / "input.yaml",
+                    repo / "models.yaml")
+    run = _init(repo)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[:3] == [
+        "found 0 GPU workloads to migrate",
+        "found 1 GPU workloads tfpolicy reports but cannot migrate (tfpolicy check says why)",
+        "  Model/llama-3.1-70b-instruct-fp8-h100"]
+    assert ("# GPU workloads reported, not migrated (tfpolicy check says why): 1\n"
+            in (repo / ".tfpolicy.yaml").read_text())

@@ -16,12 +16,12 @@ from tfpolicy.files.install import install_file
 from tfpolicy.files.project import lookup
 from tfpolicy.files.runner import rewrite_files
 from tfpolicy.files.scopes import configured_run
-from tfpolicy.findings import ResourceRef
+from tfpolicy.findings import NOT_MIGRATED_RULES, Finding, ResourceRef, Severity
 from tfpolicy.policy.project_config import Given
 
-# The hooks of .pre-commit-hooks.yaml a starting repository wants: fix migrates, validate
-# keeps the policies sound (check is the read-only alternative to fix, named in a comment).
-# The hooks init writes: id, name, entry, as .pre-commit-hooks.yaml declares them.
+# The hooks of .pre-commit-hooks.yaml a starting repository wants (id, name, entry as
+# declared there): fix migrates, validate keeps the policies sound (check, the read-only
+# alternative to fix, is named in a comment).
 HOOKS = (
     ("tfpolicy-fix", "tfpolicy fix (migrate GPU workloads to TensorFusion)",
      "tfpolicy fix --hook --"),
@@ -49,24 +49,37 @@ def init(force: bool, path: str) -> int:
     ran = rewrite_files(run, (path,))
     tell_passed_over(ran, run, (path,))
     found = sorted({c.resource for c in ran.changes})
-    targets[root / ".tfpolicy.yaml"] = config_text(found)
+    unmigrated = reported(ran.findings, found)
+    targets[root / ".tfpolicy.yaml"] = config_text(found, unmigrated)
     targets[root / ".pre-commit-config.yaml"] = pre_commit_text()
     for target, text in targets.items():
         install_file(target, text.encode(), 0o644, "--force after removing the link")
-    click.echo(found_text(found), nl=False)
+    click.echo(found_text(found, unmigrated), nl=False)
     for target in targets:
         click.echo(f"Wrote {target}")
     return ExitCode.OK
 
 
-def found_text(found: list[ResourceRef]) -> str:
+def reported(findings: list[Finding], found: list[ResourceRef]) -> list[ResourceRef]:
+    """GPU workloads ``check`` reports as not migrated (a DRA claim, a KubeAI Model, an
+    unconfigured vendor…), so that a folder of them is never "0 GPU workloads"."""
+    return sorted({f.resource for f in findings
+                   if f.rule in NOT_MIGRATED_RULES and f.severity is Severity.WARNING
+                   and f.resource is not None and f.resource not in found})
+
+
+def found_text(found: list[ResourceRef], unmigrated: list[ResourceRef]) -> str:
     """What was found, one workload a line, sorted."""
     lines = [f"found {len(found)} GPU workloads to migrate"]
     lines += [f"  {ref}" for ref in found]
+    if unmigrated:
+        lines.append(f"found {len(unmigrated)} GPU workloads tfpolicy reports but cannot "
+                     "migrate (tfpolicy check says why)")
+        lines += [f"  {ref}" for ref in unmigrated]
     return "\n".join(lines) + "\n"
 
 
-def config_text(found: list[ResourceRef]) -> str:
+def config_text(found: list[ResourceRef], unmigrated: list[ResourceRef]) -> str:
     namespaces = sorted({ref.namespace or "(none named)" for ref in found})
     kinds = sorted({ref.kind for ref in found})
     return (
@@ -74,6 +87,7 @@ def config_text(found: list[ResourceRef]) -> str:
         "# workload, whole cards. Next rungs: takeover-25, takeover-50, takeover, then a\n"
         "# rightsize policy from `tfpolicy recommend` (docs/stages.md).\n"
         f"# GPU workloads found: {len(found)}\n"
+        f"# GPU workloads reported, not migrated (tfpolicy check says why): {len(unmigrated)}\n"
         f"# namespaces: {', '.join(namespaces) or '-'}\n"
         f"# kinds: {', '.join(kinds) or '-'}\n"
         f"policies: [{FIRST_RUNG}]\n"
