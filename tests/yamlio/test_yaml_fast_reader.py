@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,11 +23,11 @@ from tests.conftest import ROOT, policy_set
 from tfpolicy.edits import Edit, same
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.rewrite.engine import DocContext, plan_document
-from tfpolicy.yamlio import RawDoc, split_documents
+from tfpolicy.yamlio import RawDoc, allow, split_documents
+from tfpolicy.yamlio.faithful import first_faithful
 from tfpolicy.yamlio.fast import read
 from tfpolicy.yamlio.load import parse_document, parse_with_libyaml
 from tfpolicy.yamlio.rnodes import Mapping
-from tfpolicy.yamlio.verify import first_faithful
 
 TESTS = ROOT / "tests"
 # Plain scalars YAML 1.1 (libyaml's resolver) and JSON-minded readers disagree on.
@@ -137,3 +139,19 @@ def _edits(text: str, policies: Any) -> list[Edit]:
         return plan_document(parsed.data, policies, ctx).edits
     except TfpolicyError:
         return []
+
+
+def test_a_closing_bracket_with_text_after_it_goes_to_libyaml() -> None:
+    """libyaml refuses a flow collection with a word after it (``{a: (b} exec serve``,
+    ``[{a: b} c]``), which rapidyaml reads on; a complex key (``{a: b}: c``) is libyaml's
+    too. Such a line is never the fast path's."""
+    block = ("spec:\n  containers:\n  - name: main\n    command:\n    - |\n"
+             "      echo start\n     {line}\n    image: x\n")
+    for line, refused in (("{a: (b} exec serve", True), ("[{a: b} c]", True),
+                          ("{a: b}: c", False)):
+        text = block.replace("{line}", line) if refused else f"x: 1\n{line}\n"
+        assert allow.declined(text), line
+        if refused:
+            with pytest.raises(yaml.YAMLError):
+                yaml.load(text, Loader=yaml.CSafeLoader)
+    assert not allow.declined("x: {a: b, c: d}\n")

@@ -51,7 +51,10 @@ Layouts (``forms``), each found on one line:
 - a flow collection left open at a line's end; a line whose flow collection
   holds anything but brackets, commas, ``": "``, blanks, plain words of
   ``[A-Za-z0-9_./+=()$-]`` and quoted scalars without escapes (a comment hides
-  the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``).
+  the closing bracket of ``{name: t #x}``; libyaml refuses ``{name:?x}``);
+- a closing bracket followed on its line by anything but blanks, another closing
+  bracket, a comma or a comment (libyaml refuses ``{a: b} c`` and ``[{a: b} c]``,
+  which rapidyaml reads on, and ``{a: b}: c`` is a complex key).
 
 Scalars: the typing screens of scalars.py (YAML 1.1's types against
 rapidyaml's JSON) are the last word.
@@ -90,6 +93,9 @@ _OPEN_FLOW = re.compile(r"[\[{][^\[\]{}\n]*+$", re.MULTILINE)
 # over quoted scalars closed on the line, to its first opener; then brackets, commas,
 # ": ", blanks, plain words and quoted scalars without escapes, a match stopping short of
 # the line's end; or an opener after a quote left open. Possessive: one pass per line.
+# A closing bracket with more than blanks, closers, a comma or a comment after it on its
+# line (see the module): possessive over the blanks, so each bracket is looked at once.
+_AFTER_CLOSE = re.compile(r"[\]}] *+[^\s\]},#]")
 _QUOTED = r"""(?:"[^"\\\n]*+"|'[^'\n]*+')"""
 _FLOW_LINE = re.compile(r"""\n[^\[{"'\n]*+(?:""" + _QUOTED + r"""[^\[{"'\n]*+)*+"""
                         r"""(?:["'][^\[{\n]*+[\[{]|[\[{]"""
@@ -154,7 +160,7 @@ def _forms(text: str) -> bool:
         return True
     if "[" not in text and "{" not in text:
         return False
-    if _OPEN_FLOW.search(text) is not None:
+    if _OPEN_FLOW.search(text) is not None or _AFTER_CLOSE.search(text) is not None:
         return True
     first = min(at for at in (lines.find("["), lines.find("{")) if at >= 0)
     return _FLOW_LINE.search(lines, lines.rfind("\n", 0, first)) is not None
