@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tfpolicy.admission import Found, operator_objects, webhook_config, webhook_traps
+from tfpolicy.admission.admission_records import Rejection
 from tfpolicy.admission.gang import gang_stamps
-from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import parse_indices
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gpus.resources import CHART_MIG_RESOURCES, GpuResources, Provider

@@ -40,9 +40,9 @@ from tfpolicy.admission import (
     should_auto_migrate,
     webhook_config,
 )
+from tfpolicy.admission.admission_records import Rejection
 from tfpolicy.admission.native import has_gpu_request
 from tfpolicy.admission.parse import parse_profile
-from tfpolicy.admission.records import Rejection
 
 CASES = ROOT / "tests" / "cases" / "upstream"
 UPSTREAM_FILES = (

@@ -213,8 +213,8 @@ def test_a_small_check_loads_no_pool_no_framework_table_and_no_webhook_diff() ->
     assert not {m for m in checked if m.startswith(("multiprocessing", "subprocess"))}
     assert "tfpolicy.frameworks.traps" in checked
     assert not {"tfpolicy.frameworks.detect", "tfpolicy.frameworks.sizing",
-                "tfpolicy.frameworks.table", "tfpolicy.admission.diff",
-                "tfpolicy.admission.records"} & checked
+                "tfpolicy.frameworks.framework_table", "tfpolicy.admission.diff",
+                "tfpolicy.admission.admission_records"} & checked
     applied = _loaded_after(["apply", "-p", "takeover", str(LLM)])
     assert not {m for m in applied if m.startswith(("multiprocessing", "subprocess"))}
 

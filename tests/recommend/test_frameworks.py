@@ -13,8 +13,8 @@ import pytest
 
 from tfpolicy.frameworks.detect import detect
 from tfpolicy.frameworks.fit import judge
+from tfpolicy.frameworks.framework_table import from_policy
 from tfpolicy.frameworks.sizing import GIB, OVERHEAD, Given, sizes
-from tfpolicy.frameworks.table import from_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "metrics"

@@ -8,7 +8,7 @@ root. The second folder holds servers of models the model table does not know (s
 from their names, or not at all), each under a small limit, and a setting left at its
 default: every pool finding names the setting and the value, or the limit, that fits.
 Regenerate with ``TFPOLICY_UPDATE_GOLDEN=1 pytest tests/recommend/test_frameworks_golden.py``
-and review the diff against each framework's cited default (tfpolicy/frameworks/table.py).
+and review the diff against each framework's cited default (tfpolicy/frameworks/framework_table.py).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_check_on_a_framework(case: Path, capsys: pytest.CaptureFixture[str],
 
 
 def test_every_builtin_framework_has_a_case() -> None:
-    from tfpolicy.frameworks.table import BUILTIN
+    from tfpolicy.frameworks.framework_table import BUILTIN
     warned = " ".join((c / "check.txt").read_text(encoding="utf-8") for c in CASES)
     for framework in BUILTIN:
         assert f"{framework.name} (" in warned or f"{framework.name} pre-allocates" in warned, \

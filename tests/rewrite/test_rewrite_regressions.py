@@ -17,7 +17,7 @@ import yaml
 
 from tests.conftest import ROOT
 from tfpolicy.cli import main
-from tfpolicy.yamlio.verify import reads_back
+from tfpolicy.yamlio.faithful import reads_back
 
 CORPUS = ROOT / "tests" / "corpus" / "roundtrip"
 ENABLED = {"tensor-fusion.ai/enabled": "true"}

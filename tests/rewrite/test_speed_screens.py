@@ -112,7 +112,7 @@ def test_apply_output_is_unchanged_by_the_shortcuts(tmp_path: Path,
                                  "#", "", "\r", "--- # c", "...\r"]), max_size=8), st.booleans())
 def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
         lines: list[str], ended: bool) -> None:
-    from tfpolicy.yamlio.verify import _marker_lines
+    from tfpolicy.yamlio.faithful import _marker_lines
 
     text = "\n".join(lines) + ("\n" if ended else "")
     plain = re.compile(r"^(?:---|\.\.\.)(?:[ \t\r\n]|$)", re.MULTILINE)

@@ -1,7 +1,7 @@
 """The read back still refuses a wrong rewrite: a splice that writes other data than
 the edits intend is caught by libyaml's reading, and ``apply`` exits 2 naming the file.
 
-The splice is made wrong on purpose through its module (the seam ``verify`` calls),
+The splice is made wrong on purpose through its module (the seam ``faithful`` calls),
 and the round trip is turned off, so no other writer can save the document.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tfpolicy.cli import main
-from tfpolicy.yamlio import splice, verify
+from tfpolicy.yamlio import faithful, splice
 
 WORKLOAD = (
     "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: w\nspec:\n  template:\n"
@@ -53,7 +53,7 @@ def _splice_made_wrong(monkeypatch: pytest.MonkeyPatch, wrong: Callable[[str], s
         return None
 
     monkeypatch.setattr(splice, "splice", spliced)
-    monkeypatch.setattr(verify, "_round_trip", no_round_trip)
+    monkeypatch.setattr(faithful, "_round_trip", no_round_trip)
 
 
 def test_the_right_splice_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -20,8 +20,8 @@ from tfpolicy.edits import same
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.yamlio import fast, goyaml, readback, screen
 from tfpolicy.yamlio.construct import Loader
+from tfpolicy.yamlio.faithful import reads_back
 from tfpolicy.yamlio.load import parse_with_libyaml
-from tfpolicy.yamlio.verify import reads_back
 
 
 def _libyaml(text: str) -> Any:

@@ -11,7 +11,7 @@ from ruamel.yaml.error import YAMLError
 
 from tfpolicy.edits import Edit, Op
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.yamlio import rewrite_document, split_documents, verify
+from tfpolicy.yamlio import faithful, rewrite_document, split_documents
 from tfpolicy.yamlio.load import parse_document
 
 DOC = "{apiVersion: v1, kind: ConfigMap, metadata: {name: x}, data: {a: b}}\n"
@@ -22,7 +22,7 @@ def _only_the_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     def cannot(*_: object) -> str:
         raise ValueError("not this way")
 
-    monkeypatch.setattr(verify, "_splice", cannot)
+    monkeypatch.setattr(faithful, "_splice", cannot)
 
 
 def _rewritten() -> str:

@@ -23,6 +23,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tfpolicy.admission.admission_records import (
+        Admission,
+        AllocationRequest,
+        Change,
+        ChangeKind,
+        Decision,
+    )
     from tfpolicy.admission.automigrate import Verdict, should_auto_migrate
     from tfpolicy.admission.config import (
         HELM_DEFAULT_POOL,
@@ -38,25 +45,18 @@ if TYPE_CHECKING:
     )
     from tfpolicy.admission.helm import auto_migration, webhook_config
     from tfpolicy.admission.objects import Found, OperatorObjects, operator_objects
-    from tfpolicy.admission.records import (
-        Admission,
-        AllocationRequest,
-        Change,
-        ChangeKind,
-        Decision,
-    )
     from tfpolicy.admission.replicas import over_cap, taken_over
     from tfpolicy.admission.traps import Trap, webhook_traps
     from tfpolicy.admission.webhook import admit, submitted_pod
 
 _MODULES = {
-    "Admission": "records",
+    "Admission": "admission_records",
     "AdmissionContext": "config",
-    "AllocationRequest": "records",
+    "AllocationRequest": "admission_records",
     "AutoMigration": "config",
-    "Change": "records",
-    "ChangeKind": "records",
-    "Decision": "records",
+    "Change": "admission_records",
+    "ChangeKind": "admission_records",
+    "Decision": "admission_records",
     "Found": "objects",
     "HELM_DEFAULT_POOL": "config",
     "ModelCapacity": "config",

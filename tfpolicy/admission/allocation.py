@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tfpolicy.admission import keys
-from tfpolicy.admission.records import AllocationRequest
+from tfpolicy.admission.admission_records import AllocationRequest
 from tfpolicy.gpus.quantity import is_quantity, milli, parse_quantity
 
 _MIB = 2**20

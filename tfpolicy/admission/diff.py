@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfpolicy.admission.records import Change, ChangeKind
+from tfpolicy.admission.admission_records import Change, ChangeKind
 
 _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

@@ -18,8 +18,8 @@ import re
 from collections.abc import Mapping
 
 from tfpolicy.admission import keys
+from tfpolicy.admission.admission_records import Rejection
 from tfpolicy.admission.config import ProfileSpec
-from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import go_parse_error, parse_int32
 
 # Go's time.ParseDuration: signed sequence of decimal numbers with unit suffixes.

@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.admission import keys
+from tfpolicy.admission.admission_records import Rejection
 from tfpolicy.admission.config import AdmissionContext, Pool, ProfileSpec, QuotaDefaults
 from tfpolicy.admission.gang import gang_stamps
 from tfpolicy.admission.native import containers
-from tfpolicy.admission.records import Rejection
 from tfpolicy.admission.resources import (
     GpuSpec,
     Resources,

@@ -17,8 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 from tfpolicy.admission import keys
+from tfpolicy.admission.admission_records import Rejection
 from tfpolicy.admission.native import NativeGpus, go_int, native_gpus
-from tfpolicy.admission.records import Rejection
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.records import Record, replace

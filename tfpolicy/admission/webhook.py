@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.admission import keys
+from tfpolicy.admission.admission_records import Admission, Decision, Rejection
 from tfpolicy.admission.allocation import allocation_request
 from tfpolicy.admission.automigrate import should_auto_migrate
 from tfpolicy.admission.config import AdmissionContext
@@ -25,7 +26,6 @@ from tfpolicy.admission.native import (
     has_gpu_request,
 )
 from tfpolicy.admission.parse import Profile, parse_profile
-from tfpolicy.admission.records import Admission, Decision, Rejection
 from tfpolicy.admission.replicas import over_cap
 from tfpolicy.admission.resources import amount, is_zero
 from tfpolicy.records import replace

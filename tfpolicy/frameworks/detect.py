@@ -17,7 +17,7 @@ from fnmatch import fnmatchcase
 from fractions import Fraction
 from typing import Any
 
-from tfpolicy.frameworks.table import BUILTIN, Framework
+from tfpolicy.frameworks.framework_table import BUILTIN, Framework
 from tfpolicy.records import Record
 
 _FRACTION = re.compile(r"(0?\.[0-9]{1,6}|0|1|1\.0{1,6})")

@@ -24,7 +24,7 @@ from tfpolicy.records import Record, replace
 from tfpolicy.render import as_result
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options, transform
-from tfpolicy.yamlio import krm as rt
+from tfpolicy.yamlio import resource_list as rt
 
 API_VERSIONS = ("config.kubernetes.io/v1", "config.kubernetes.io/v1beta1",
                 "config.kubernetes.io/v1alpha1")

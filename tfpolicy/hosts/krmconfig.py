@@ -30,7 +30,7 @@ from tfpolicy.policy.project_config import Given, ProjectConfig, resolve_config
 from tfpolicy.policy.schema import brief
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import Options
-from tfpolicy.yamlio import krm as rt
+from tfpolicy.yamlio import resource_list as rt
 
 POLICY_KIND = ("tfpolicy.dev/v1alpha1", "MigrationPolicy")
 CONFIGMAP_KEYS = ("namespace", "policies", "policy", "stage")

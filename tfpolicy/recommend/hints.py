@@ -14,8 +14,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.frameworks.framework_table import Framework, from_policy
 from tfpolicy.frameworks.sizing import Given
-from tfpolicy.frameworks.table import Framework, from_policy
 from tfpolicy.gpus.quantity import QuantityError, parse_quantity
 from tfpolicy.recommend.mapping import WorkloadId
 

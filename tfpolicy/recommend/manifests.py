@@ -12,8 +12,8 @@ from typing import Any
 
 from tfpolicy.admission.native import containers, gpu_resource_names
 from tfpolicy.frameworks.detect import Found, detect
+from tfpolicy.frameworks.framework_table import Framework
 from tfpolicy.frameworks.sizing import Given
-from tfpolicy.frameworks.table import Framework
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.recommend.core import GpuWorkload
 from tfpolicy.recommend.mapping import WorkloadId

@@ -60,13 +60,13 @@ def load_rewriter() -> None:
     imports it first, once: each worker would import it on its own, into its
     own memory. (ruamel.yaml's round trip, for the rare layout the splice
     cannot handle, is left to the documents that need it.)"""
+    import tfpolicy.yamlio.faithful
     import tfpolicy.yamlio.flow
     import tfpolicy.yamlio.jsondoc
     import tfpolicy.yamlio.jsonsplice
     import tfpolicy.yamlio.load
     import tfpolicy.yamlio.rnodes
-    import tfpolicy.yamlio.splice
-    import tfpolicy.yamlio.verify  # noqa: F401
+    import tfpolicy.yamlio.splice  # noqa: F401
 
 
 def confirmed(raw: RawDoc, parsed: Parsed, *, file: str) -> Parsed:
@@ -97,9 +97,9 @@ def rewrite_document(raw: RawDoc, parsed: Parsed, edits: list[Edit], *,
     """
     if not edits or parsed.node is None:
         return raw.text
+    from tfpolicy.yamlio.faithful import first_faithful
     from tfpolicy.yamlio.load import parse_with_libyaml
     from tfpolicy.yamlio.rnodes import Mapping
-    from tfpolicy.yamlio.verify import first_faithful
 
     file = file or "<unknown>"
     text = None
