@@ -1,4 +1,4 @@
-"""The one finding record, shaped like a KRM function ``Result`` (reference/hosts.md §1.1)."""
+"""The one finding record, shaped like a KRM function ``Result`` (docs/hosts.md, "KRM function")."""
 
 from __future__ import annotations
 

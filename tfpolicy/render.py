@@ -27,7 +27,7 @@ def text(findings: list[Finding]) -> str:
 
 
 def as_result(f: Finding) -> dict[str, Any]:
-    """A KRM function ``Result`` (reference/hosts.md §1.1), severity always set."""
+    """A KRM function ``Result`` (docs/hosts.md, "KRM function"), severity always set."""
     result: dict[str, Any] = {"message": f.message, "severity": f.severity.label}
     made: dict[str, str] = {}
     if f.resource:
