@@ -39,16 +39,22 @@ _QUOTED_PREFIX = re.compile(r"""(?:[^\[{"'\n]|"[^"\\\n]*"|'[^'\n]*')*""")
 
 def _plain_forms(text: str) -> bool:
     """allow._forms as plain rules, line by line: the indicator pattern; a line whose some
-    opener has no closer after it; a line whose flow part holds more than simple tokens."""
+    opener has no closer after it; a closer with more than blanks, closers, a comma or a
+    comment after it; a line whose flow part holds more than simple tokens."""
     if allow._INDICATOR.search("\n" + text):
         return True
     for match in allow._AT_TOKEN.finditer("\n" + text):
         before = ("\n" + text)[:match.start()].rstrip(" ")
         if before[-1] in "\n[{,:?-":
             return True
+    flow = "[" in text or "{" in text  # a closer in a text with no opener is a plain word's
     for line in text.split("\n"):
         for at, char in enumerate(line):
             if char in "[{" and not any(c in "]}" for c in line[at:]):
+                return True
+            after = line[at + 1:].lstrip(" ")
+            if (char in "]}" and flow and after and not after[0].isspace()
+                    and after[0] not in "]},#"):
                 return True
         prefix = _QUOTED_PREFIX.match(line)
         assert prefix is not None
