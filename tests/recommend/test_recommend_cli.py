@@ -170,7 +170,26 @@ def test_an_ambiguous_pod_is_reported_not_guessed(tmp_path: Path) -> None:
                               series("b-0", 4096, 86400))}}))
     result = tfpolicy("recommend", "--metrics", str(snap), str(manifests))
     assert result.returncode == 0, result.stderr
-    assert ("pod ns/a-7d9f8b6c5d-x7k2p fits several workloads (ns/Deployment/a, "
-            "ns/ReplicaSet/a-7d9f8b6c5d): not used") in result.stderr
-    assert "ns/Deployment/a: left out: no GPU activity" in result.stderr
+    assert ("pod ns/a-7d9f8b6c5d-x7k2p fits several workloads (Deployment/ns/a, "
+            "ReplicaSet/ns/a-7d9f8b6c5d): not used") in result.stderr
+    assert "Deployment/ns/a: left out: no GPU activity" in result.stderr
     assert "names: [b]" in result.stdout and "names: [a" not in result.stdout
+
+
+def test_a_workload_is_named_as_check_names_it(tmp_path: Path) -> None:
+    """recommend's left-out line and check's finding name one object the same way:
+    ``Kind/namespace/name``, the form of every command (docs/commands.md)."""
+    manifests = tmp_path / "m.yaml"
+    manifests.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\n"
+        "spec:\n  template:\n    spec: {containers: [{name: c, resources: "
+        "{limits: {nvidia.com/gpu: 1}}}]}\n")
+    snap = tmp_path / "s.json"
+    empty = {"status": "success", "data": {"resultType": "matrix", "result": []}}
+    snap.write_text(json.dumps({"kind": "MetricsSnapshot", "end": 1767225600, "window": "2d",
+                                "step": "5m", "answers": {
+        "activity": empty, "utilization": empty, "framebuffer": empty}}))
+    said = tfpolicy("recommend", "--metrics", str(snap), str(manifests)).stderr
+    checked = tfpolicy("check", "-p", "takeover", str(manifests)).stdout
+    assert "] Deployment/ns/web: " in checked, checked
+    assert "(Deployment/ns/web: no GPU activity series" in said, said

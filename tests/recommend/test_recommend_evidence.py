@@ -69,7 +69,7 @@ def test_a_measurement_under_the_weights_is_left_out(run: tuple[subprocess.Compl
     assert result.returncode == 0, result.stderr
     assert "names: [qwen7b-under]" not in result.stdout  # no limit rather than a guess
     said = next(x for x in result.stderr.splitlines() if "/qwen7b-under: left out:" in x)
-    assert said.startswith("tfpolicy: [warning] ml-evidence/Deployment/qwen7b-under: left out: "
+    assert said.startswith("tfpolicy: [warning] Deployment/ml-evidence/qwen7b-under: left out: "
                            "the evidence contradicts itself: the ")
     measured = float(re.search(r"the ([0-9.]+)Gi measured at peak", said).group(1))
     assert 10.5 < measured < 11.2
@@ -95,7 +95,7 @@ def test_a_pool_at_a_seventh_of_the_card_is_said_and_the_larger_pool_taken(
             "(--gpu-memory-utilization not set: the default 0.92) takes of its 80.00Gi")
     shown = peak(result.stdout, "qwen-small-pool14")
     assert line.format(shown / GIB) in text
-    assert f"ml-evidence/Deployment/qwen-small-pool14: {line.format(shown / GIB)}" in \
+    assert f"Deployment/ml-evidence/qwen-small-pool14: {line.format(shown / GIB)}" in \
         result.stderr.replace("tfpolicy: [warning] ", "")
     weights = 0.494e9 * 2
     kv = 0.05 * (int(0.92 * CARD) - weights - 2 * GIB)
@@ -170,7 +170,7 @@ def test_recommend_and_check_give_one_answer(
     checked = tfpolicy("check", "-p", str(policy), MANIFEST)
     flagged = set(re.findall(r"\[(warning|info)\] Deployment/ml-evidence/([\w-]+): "
                              r"(container vllm: .*) \(webhook-framework-pool\)", checked.stdout))
-    asked = set(re.findall(r"tfpolicy: \[(warning|info)\] ml-evidence/Deployment/([\w-]+): "
+    asked = set(re.findall(r"tfpolicy: \[(warning|info)\] Deployment/ml-evidence/([\w-]+): "
                            r"check: (container vllm: .*)", result.stderr))
     assert asked == flagged and asked, (asked, flagged)
     commented = set(re.findall(r"    # check: (container vllm: .*)", result.stdout))

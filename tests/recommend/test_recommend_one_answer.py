@@ -145,7 +145,7 @@ def test_recommend_hints_and_check_findings_agree(
         assert code == 0, said
         (root / "rec.yaml").write_text(policy, encoding="utf-8")
         _, checked, _ = tfpolicy("check", "-p", str(root / "rec.yaml"), str(root / "srv.yaml"))
-        asked = set(re.findall(r"tfpolicy: \[(warning|info)\] ml/Deployment/srv: check: (.*)",
+        asked = set(re.findall(r"tfpolicy: \[(warning|info)\] Deployment/ml/srv: check: (.*)",
                                said))
         assert asked == findings(checked), (policy, said, checked)
         event(f"{framework}: {' '.join(sorted(sev for sev, _ in asked)) or 'nothing'}")

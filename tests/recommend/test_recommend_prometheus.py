@@ -46,8 +46,8 @@ def test_live_recommendation_of_the_example_fleet(prometheus_url: str, tmp_path:
     assert sorted(sized) == ["embed-corpus-2024-10", "llama-8b-vllm", "ray-serve-llm",
                              "resnet-ddp"]
     assert "takeover-ml-training" in result.stdout  # llm-finetune runs hot on 4 GPUs
-    assert "ml-training/CronJob/nightly-eval: too little data" in result.stdout
-    assert "ml-serving/Deployment/reranker: left out: no GPU activity" in result.stderr
+    assert "CronJob/ml-training/nightly-eval: too little data" in result.stdout
+    assert "Deployment/ml-serving/reranker: left out: no GPU activity" in result.stderr
     assert "not-in-the-manifests" not in result.stdout + result.stderr
     # the saved answers give the same policy, byte for byte, with no Prometheus
     offline = tfpolicy("recommend", "--metrics", str(saved), MANIFESTS)

@@ -49,7 +49,9 @@ class WorkloadId(Record, order=True):
     name: str
 
     def __str__(self) -> str:
-        return f"{self.namespace}/{self.kind}/{self.name}"
+        """``Kind/namespace/name``, as every other command names an object
+        (docs/commands.md, "A message names its object")."""
+        return f"{self.kind}/{self.namespace}/{self.name}"
 
 
 def pattern(workload: WorkloadId) -> re.Pattern[str] | None:
