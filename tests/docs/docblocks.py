@@ -123,13 +123,30 @@ def commands(block: Block) -> list[Command]:
 
 
 def _joined(lines: tuple[str, ...]) -> list[str]:
+    """Lines joined into commands: after a trailing ``\\``, and while a ``case``, ``if``
+    or loop is open (``case $? in`` … ``esac`` is one command)."""
     out: list[str] = []
+    depth = 0
     for line in lines:
-        if out and out[-1].endswith("\\"):
+        if out and (out[-1].endswith("\\") or depth > 0):
             out[-1] += "\n" + line
         else:
             out.append(line)
+        depth += _opens(line)
     return out
+
+
+_OPEN = {"case": 1, "if": 1, "do": 1, "esac": -1, "fi": -1, "done": -1}
+
+
+def _opens(line: str) -> int:
+    """How many compound commands ``line`` opens less those it closes (quotes and
+    comments left out); a line shlex cannot read counts as neither."""
+    lexer = shlex.shlex(line, posix=False, punctuation_chars=True)  # quotes kept
+    try:
+        return sum(_OPEN.get(token, 0) for token in lexer)
+    except ValueError:
+        return 0
 
 
 def _console(lines: tuple[str, ...]) -> list[Command]:

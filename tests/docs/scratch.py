@@ -21,7 +21,8 @@ from tests.conftest import ROOT
 BIN = Path(sys.executable).parent  # the installed tfpolicy of this checkout's .venv
 
 NEEDS = {
-    "cluster": "a Kubernetes cluster (kubectl get, helm get values, --live)",
+    "cluster": "a Kubernetes cluster or its Prometheus (kubectl get, helm get values, --live, "
+               "--prometheus)",
     "images": "container images built with podman, minutes (tests/images, -m images)",
     "package": "the wheel built and installed (tests/images/test_package.py, -m package)",
     "checkout": "the repository checkout itself: make demo (tests/test_demo.py), make test",

@@ -67,7 +67,8 @@ def _run(steps: list[Command], cwd: Path, environ: dict[str, str],
     each one's stdout, stderr and exit code kept apart, outside the scratch."""
     runs.mkdir()
     script = "".join(f"{{ {step.text}\n}} >{runs}/{i}.out 2>{runs}/{i}.err\n"
-                     f"echo $? >{runs}/{i}.code\n" for i, step in enumerate(steps))
+                     f"code=$?; echo $code >{runs}/{i}.code; (exit $code)\n"
+                     for i, step in enumerate(steps))  # the next command's $? is this one's
     subprocess.run(["bash", "-c", script], cwd=cwd, env=environ, timeout=300, check=False)
     return [(int((runs / f"{i}.code").read_text()) if (runs / f"{i}.code").exists() else -1,
              (runs / f"{i}.out").read_text() + (runs / f"{i}.err").read_text())
