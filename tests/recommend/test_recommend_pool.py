@@ -180,3 +180,19 @@ def test_plan_warns_when_a_limit_starves_the_pool(tmp_path: Path) -> None:
     planned = tfpolicy("plan", "-p", str(policy), "--inventory", inventory, manifests)
     assert planned.returncode == 0, planned.stdout + planned.stderr
     assert "llama-8b-vllm" in planned.stdout and "starves" not in planned.stdout
+
+
+def test_a_whole_card_judges_no_setting_in_any_line() -> None:
+    """A workload that keeps its card gets no vram-limit, so neither the rule nor the
+    check may say its setting must change."""
+    from tfpolicy.recommend.pool import Need, PoolSizing, whole_card
+    need = Need(GIB, GIB, GIB, "weights", "working")
+    judged = PoolSizing(4 * GIB, need, 70_000.0,
+                        ("limit = need × (1 + margin); vLLM's setting must change to start "
+                         "under it (check)", "check: container vllm: too small"),
+                        ("check: container vllm: too small",), "")
+    kept = whole_card(judged)
+    assert kept.lines == ("limit = need × (1 + margin)",
+                          "setting: not judged, since the workload keeps a whole card and no "
+                          "vram-limit is written (check flags nothing)")
+    assert kept.notes == () and kept.verdict is None

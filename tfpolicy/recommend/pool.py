@@ -120,7 +120,7 @@ def _sized(found: Found, own: Sizes, need: Need, measured: Measured, margin: flo
         rule = (f"limit = the least under which {found.where} holds the need, above need × "
                 "(1 + margin): a larger share would let it be smaller")
     elif verdict is not None and verdict.severity == "warning":
-        rule += f"; {found.framework.name}'s setting must change to start under it (check)"
+        rule += f"; {found.framework.name}{_MUST_CHANGE}"
     lines, notes, setting = [rule], list(reading.lines), ""
     if verdict is None:
         taken = pool(found, limit, need.weights, need.overhead, own.parallel)
@@ -141,12 +141,22 @@ def whole_card(sizing: PoolSizing) -> PoolSizing:
     """The sizing of a workload that keeps a whole card: no vram-limit is written, so
     nothing is judged under the modelled one (``check`` under takeover judges none)."""
     said = {line for line in sizing.lines if line.startswith("check: ")}
-    lines = [line for line in sizing.lines if line not in said
+    lines = [_unjudged(line) for line in sizing.lines if line not in said
              and not line.startswith("setting: ")]
     lines.append("setting: not judged, since the workload keeps a whole card and no "
                  "vram-limit is written (check flags nothing)")
     return replace(sizing, lines=tuple(lines), setting="", verdict=None,
                    notes=tuple(note for note in sizing.notes if note not in said))
+
+
+_MUST_CHANGE = "'s setting must change to start under it (check)"
+
+
+def _unjudged(rule: str) -> str:
+    """The rule without its clause on the setting, which a whole card does not judge."""
+    if not rule.endswith(_MUST_CHANGE):
+        return rule
+    return rule[:rule.rfind("; ")]
 
 
 def _mib(value: int) -> int:
