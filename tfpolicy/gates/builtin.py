@@ -34,7 +34,7 @@ def restarts(subject: Subject) -> GateResult:
     pods = [p for p in subject.side(True) if p.restarts or p.last_exit == "OOMKilled"]
     total = sum(p.restarts for p in subject.side(True))
     base = GateResult("restarts", subject.workload, Outcome.PASS, "", "= 0",
-                      tensor_fusion=float(total), baseline_kind="none (from the snapshot)",
+                      tensor_fusion=float(total), baseline_kind="none: from the snapshot",
                       tf_pods=tuple(f"{p.namespace}/{p.name}" for p in subject.side(True)),
                       builtin=True)
     if not pods:
@@ -49,13 +49,13 @@ def xid_errors(subject: Subject, series: Sequence[Series]) -> GateResult:
     seen = [(s.label("UUID").lower(), max(v for _, v in s.points)) for s in series
             if s.label("UUID").lower() in gpus and s.points]
     base = GateResult("xid-errors", subject.workload, Outcome.PASS, "", "= 0",
-                      baseline_kind="none (absolute)", builtin=True,
+                      baseline_kind="none: an absolute bound", builtin=True,
                       tf_pods=tuple(sorted({f"{p.namespace}/{p.name}" for p in gpus.values()})),
                       samples=(sum(len(s.points) for s in series
                                    if s.label("UUID").lower() in gpus), 0))
     if not seen:
-        return replace(base, message=f"not measured: no {XID} series for the GPUs of its "
-                            "TensorFusion pods")
+        return replace(base, measured=False, message=f"not measured: no {XID} series for "
+                       "the GPUs of its TensorFusion pods")
     worst = max(value for _, value in seen)
     bad = sorted(f"{gpu} (XID {value:g}, pod {gpus[gpu].name})" for gpu, value in seen if value)
     if not bad:
@@ -74,7 +74,7 @@ def vram_limit(subject: Subject, every: Sequence[Subject],
               for p in mine for g in p.gpus}
     used = {s.label("UUID").lower(): max(v for _, v in s.points) for s in series if s.points}
     base = GateResult("vram-limit", subject.workload, Outcome.PASS, "", f"< {AT_LIMIT:.0%} "
-                      "of the vram-limit", baseline_kind="none (absolute)", builtin=True,
+                      "of the vram-limit", baseline_kind="none: an absolute bound", builtin=True,
                       tf_pods=tuple(sorted(f"{p.namespace}/{p.name}" for p in mine)))
     full = []
     for gpu, pods in sorted(on_gpu.items()):
@@ -84,7 +84,8 @@ def vram_limit(subject: Subject, every: Sequence[Subject],
             full.append(f"{gpu}: {used[gpu]:.0f} MiB used of {limit} MiB limit")
     measured = [g for g in on_gpu if g in used]
     if not measured:
-        return replace(base, message=f"not measured: no {FB_USED} series for its GPUs")
+        return replace(base, measured=False,
+                       message=f"not measured: no {FB_USED} series for its GPUs")
     if full:
         return replace(base, outcome=Outcome.FAIL, message="fails: at the limit, the limiter "
                             f"refuses allocations: {'; '.join(full)}")

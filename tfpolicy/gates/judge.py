@@ -48,7 +48,7 @@ def _baseline(gate: Gate, subject: Subject, window: Window, now: Sequence[Series
     if natives:
         return samples_of(now, subject.namespace, natives, window), NATIVE, window
     if not gate.bound.relative or earlier is None:
-        return {}, "none (an absolute bound)" if not gate.bound.relative else "none", window
+        return {}, "none: an absolute bound" if not gate.bound.relative else "none", window
     shifted = window.before(subject.started)
     pods = sorted({s.label("pod") for s in earlier if subject.earlier(s.label("pod"))})
     return (samples_of(earlier, subject.namespace, pods, shifted),

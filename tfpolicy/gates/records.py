@@ -94,3 +94,8 @@ class GateResult(Record):
     tf_series: Points = ()
     baseline_series: Points = ()
     builtin: bool = False
+    measured: bool = True  # False: a built-in gate without its data, which decides nothing
+
+    @property
+    def word(self) -> str:
+        return self.outcome.word if self.measured else "unmeasured"

@@ -12,7 +12,7 @@ from tfpolicy.gates.records import GateResult, Outcome
 
 
 def gate_dict(result: GateResult) -> dict[str, Any]:
-    return {"gate": result.gate, "workload": result.workload, "verdict": result.outcome.word,
+    return {"gate": result.gate, "workload": result.workload, "verdict": result.word,
             "builtin": result.builtin, "bound": result.bound, "message": result.message,
             "tensorFusion": {"value": result.tensor_fusion, "pods": list(result.tf_pods),
                              "samples": result.samples[0]},
@@ -23,9 +23,11 @@ def gate_dict(result: GateResult) -> dict[str, Any]:
 
 
 def tally(results: Sequence[GateResult]) -> str:
-    counts = ", ".join(f"{sum(r.outcome is o for r in results)} {o.word}"
-                       for o in (Outcome.FAIL, Outcome.WAIT, Outcome.PASS))
-    return f"gates: {len(results)} judged ({counts})"
+    words = [r.word for r in results]
+    counts = ", ".join(f"{words.count(w)} {w}" for w in ("stop", "wait", "pass"))
+    unmeasured = words.count("unmeasured")
+    more = f"; {unmeasured} built-in not measured (no data)" if unmeasured else ""
+    return f"gates: {len(results) - unmeasured} judged ({counts}){more}"
 
 
 def text_lines(results: Sequence[GateResult]) -> list[str]:
@@ -34,7 +36,7 @@ def text_lines(results: Sequence[GateResult]) -> list[str]:
         return []
     lines = [tally(results)]
     for r in sorted(results, key=lambda r: -r.outcome):
-        lines.append(f"  {r.outcome.word}: {r.gate} on {r.workload}: TensorFusion "
+        lines.append(f"  {r.word}: {r.gate} on {r.workload}: TensorFusion "
                      f"{_value(r.tensor_fusion)}, baseline {_value(r.baseline)} "
                      f"({r.baseline_kind or 'none'}), bound {r.bound}, pods "
                      f"{len(r.tf_pods)}/{len(r.baseline_pods)}")
@@ -50,7 +52,7 @@ def markdown_table(results: Sequence[GateResult]) -> list[str]:
             "(TensorFusion/baseline) | verdict |", "|---|---|---|---|---|---|---|---|"]
     rows += [f"| {r.gate} | `{r.workload}` | {_value(r.tensor_fusion)} | {_value(r.baseline)} "
              f"| {_cell(r.baseline_kind or 'none')} | {_cell(r.bound)} | "
-             f"{len(r.tf_pods)}/{len(r.baseline_pods)} | {r.outcome.word} |" for r in results]
+             f"{len(r.tf_pods)}/{len(r.baseline_pods)} | {r.word} |" for r in results]
     return rows
 
 

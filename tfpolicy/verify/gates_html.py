@@ -35,7 +35,7 @@ def gates_section(gates: list[dict[str, Any]]) -> str:
 
 def _row(g: dict[str, Any]) -> str:
     tf, base = g["tensorFusion"], g["baseline"]
-    css = " class=\"off\"" if g["verdict"] != "pass" else ""
+    css = " class=\"off\"" if g["verdict"] in ("stop", "wait") else ""
     return (f"<tr data-gate=\"{escape(g['gate'])}\" data-workload=\"{escape(g['workload'])}\" "
             f"data-verdict=\"{g['verdict']}\" data-tf-value=\"{_attr(tf['value'])}\" "
             f"data-baseline-value=\"{_attr(base['value'])}\" data-tf-pods=\"{len(tf['pods'])}\" "
@@ -77,4 +77,4 @@ def _shown(value: float | None) -> str:
 
 
 def _css(verdict: str) -> str:
-    return {"pass": "ready", "wait": "wait", "stop": "stop"}[verdict]
+    return {"pass": "ready", "wait": "wait", "stop": "stop", "unmeasured": "none"}[verdict]

@@ -59,7 +59,8 @@ def _header(data: dict[str, Any]) -> str:
     parts = {"workloads": [w["verdict"] for w in data["workloads"]],
              "gpus": [g["verdict"] for g in data["gpus"]],
              "cluster": [p["verdict"] for p in data["cluster"]],
-             "gates": [_GATE_RANK[g["verdict"]] for g in data["gates"]]}
+             "gates": [_GATE_RANK[g["verdict"]] for g in data["gates"]
+                       if g["verdict"] != "unmeasured"]}
     tally = {part: ", ".join(f"<span id=\"{part}-{v}\">{verdicts.count(v)}</span> {v}"
                              for v in _RANK) for part, verdicts in parts.items()}
     cluster = f"; cluster: {tally['cluster']}" if parts["cluster"] else ""
