@@ -127,3 +127,24 @@ def test_prometheus_is_an_http_url(tmp_path: Path) -> None:
                     "{restarts: false}\n", encoding="utf-8")
     gates = parse_config(path.read_bytes(), path).gates
     assert gates.prometheus == "http://prom:9090" and gates.builtin == ("xidErrors", "vramLimit")
+
+
+def test_vram_at_the_limit_of_preallocating_pods_stops() -> None:
+    """Two vLLM pods under a 16 GiB vram-limit each on one card: 32,000 MiB in use is at
+    98 % of their 32,768; a pod that does not pre-allocate keeps the card unjudged."""
+    from tfpolicy.gates.builtin import vram_limit
+
+    card = "gpu-0"
+    pods = (Pod("ns", "a", True, (card,), vram_limit=16384, preallocates=True),
+            Pod("ns", "b", True, (card,), vram_limit=16384, preallocates=True))
+    subject = Subject("Deployment/ns/app", "ns", pods)
+    used = [Series({"UUID": "GPU-0"}, ((1000, 31000.0), (1030, 32200.0)))]
+    full = vram_limit(subject, [subject], used)
+    assert full is not None and full.outcome is Outcome.FAIL
+    assert full.message == ("fails: at the limit, the limiter refuses allocations: gpu-0: "
+                            "32200 MiB used of 32768 MiB limit")
+    mixed = Subject("Deployment/ns/app", "ns", (pods[0], Pod("ns", "c", True, (card,))))
+    result = vram_limit(mixed, [mixed], used)
+    assert result is not None and result.outcome is Outcome.PASS
+    assert vram_limit(Subject("Deployment/ns/x", "ns", (Pod("ns", "d", True, (card,)),)),
+                      [], used) is None
