@@ -13,7 +13,8 @@ from typing import Any
 
 STYLE = """
 #gates td,#gates th{text-align:left;vertical-align:top}
-svg.chart{background:#fafafa;border:1px solid #ddd}
+svg.chart{background:#fafafa;border:1px solid #ddd;width:240px;height:64px;max-width:none}
+#gates td.chart{min-width:244px}
 svg.chart .tf{stroke:#b00020;fill:none;stroke-width:1.5}
 svg.chart .base{stroke:#1a56c4;fill:none;stroke-width:1.5;stroke-dasharray:4 2}
 .key-tf{color:#b00020}.key-base{color:#1a56c4}
@@ -44,7 +45,7 @@ def _row(g: dict[str, Any]) -> str:
             f"<td>{_shown(base['value'])}</td><td>{escape(base['kind'] or 'none')}</td>"
             f"<td>{escape(g['bound'])}</td><td>{len(tf['pods'])} / {len(base['pods'])}</td>"
             f"<td class=\"{_css(g['verdict'])}\">{g['verdict']}: {escape(g['message'])}</td>"
-            f"<td>{_chart(g['series'])}</td></tr>")
+            f"<td class=\"chart\">{_chart(g['series'])}</td></tr>")
 
 
 def _chart(series: dict[str, list[list[float]]]) -> str:
