@@ -65,20 +65,30 @@ demo: $(BIN)/tfpolicy
 	$(call demo_exit,75,wait)
 	@echo "== tfpolicy plan --format html: the report to open in a browser"
 	$(BIN)/tfpolicy plan -p rightsize-example --inventory examples/inventory.yaml --format html -o plan.html examples/manifests
-	@echo "== tfpolicy promote: a scratch git repository at takeover-1, the cluster soaked at step 01"
+	@echo "== tfpolicy promote: a scratch git repository at takeover-1, the cluster soaked at step 01, gated on vLLM's latency and throughput (an offline answer file)"
 	rm -rf .demo-promote .demo-pr.md && mkdir .demo-promote && cp -R examples/manifests .demo-promote/
-	printf '# The rung of the migration; tfpolicy promote moves it.\npolicies: [takeover-1]\n' > .demo-promote/.tfpolicy.yaml
+	cp examples/gates/tfpolicy.yaml .demo-promote/.tfpolicy.yaml
 	git -C .demo-promote init --quiet -b main
 	$(BIN)/tfpolicy fix .demo-promote/manifests > /dev/null 2>&1 || test $$? -eq 1  # 1: it rewrote them
 	git -C .demo-promote add -A
 	GIT_COMMITTER_DATE=2026-11-30T08:00:00Z GIT_AUTHOR_DATE=2026-11-30T08:00:00Z \
 	  git -C .demo-promote commit --quiet -m "GPU migration: takeover-1"
 	$(BIN)/tfpolicy promote --inventory examples/inventory.yaml \
-	  --cluster examples/cluster/takeover-1-soaked.yaml --commit --summary .demo-pr.md .demo-promote/manifests
+	  --cluster examples/cluster/takeover-1-soaked.yaml --metrics examples/gates/takeover-1-steady.json \
+	  --commit --summary .demo-pr.md .demo-promote/manifests
 	git -C .demo-promote log --oneline
-	cat .demo-promote/.tfpolicy.yaml
+	grep -n 'policies:' .demo-promote/.tfpolicy.yaml
 	@echo "== the pull request's body (--summary), first lines"
-	head -n 12 .demo-pr.md && rm -rf .demo-promote .demo-pr.md
+	head -n 12 .demo-pr.md
+	@echo "== the same rung again, the TensorFusion pod of llama-8b-vllm now twice as slow: a gate stops it"
+	git -C .demo-promote reset --quiet --hard HEAD~1
+	@$(BIN)/tfpolicy promote --inventory examples/inventory.yaml \
+	  --cluster examples/cluster/takeover-1-soaked.yaml --metrics examples/gates/takeover-1-slow.json \
+	  --commit .demo-promote/manifests; \
+	$(call demo_exit,1,stop: a gate failed; the rollback rung is committed)
+	git -C .demo-promote log --oneline -1
+	grep -n 'policies:' .demo-promote/.tfpolicy.yaml
+	rm -rf .demo-promote .demo-pr.md
 	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
 # Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)

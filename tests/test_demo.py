@@ -1,6 +1,7 @@
 """``make demo``, the first run: its commands that exit 1 (findings) or 75 (wait) on purpose
 say so, none reads like a failure, a cost that rises is explained, and promote advances a
-scratch repository from takeover-1 to takeover-25 in one commit, then leaves no trace."""
+scratch repository from takeover-1 to takeover-25 in one commit, gated on an offline answer
+file, then a gate stops the same rung, then leaves no trace."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def test_make_demo_reads_like_a_story(tmp_path: Path) -> None:
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-2000:]
     assert "Error" not in out and "(ignored)" not in out
-    assert out.count("as intended)") == 3
+    assert out.count("as intended)") == 4
     assert "(exit 1: findings: what fix would change, as intended)" in out
     assert "(exit 75: wait: verify again later, as intended)" in out
     cost = next(line for line in out.splitlines() if "cost per hour of the GPUs in use" in line)
@@ -42,4 +43,11 @@ def test_make_demo_reads_like_a_story(tmp_path: Path) -> None:
     assert log[0].endswith(" GPU migration: takeover-1 to takeover-25, verify said ready")
     assert log[1].endswith(" GPU migration: takeover-1")
     assert "## Promote: `takeover-1` → `takeover-25`" in out  # the pull request's body
+    assert "ready, every TensorFusion pod ready for at least 10m (the most recent for 20m); " \
+           "gates: 6 judged (0 stop, 0 wait, 6 pass)" in out  # gated on the answer file
+    stop = out.split("a gate stops it\n", 1)[1]
+    assert "promote: takeover-1 (step 01): stop" in stop
+    assert "gate p99-latency on Deployment/ml-serving/llama-8b-vllm: fails: " in stop
+    assert "(exit 1: stop: a gate failed; the rollback rung is committed, as intended)" in stop
+    assert " GPU migration: roll back takeover-1 to rollback, a gate failed\n" in stop
     assert not (tmp_path / ".demo-promote").exists() and not (tmp_path / ".demo-pr.md").exists()

@@ -56,16 +56,19 @@ HELP: dict[str, str] = {
     "plan": "Plan the migration step by step and prove each step fits the inventory.\n\n"
             "Exit 1 when a step does not fit; with --fail-on warning, also when the plan warns "
             "(a GPU request not migrated, a step's warning).",
-    "promote": "Verify the rung .tfpolicy.yaml names and, when ready, write the next one.\n\n"
+    "promote": "Verify the rung .tfpolicy.yaml names and, when ready and its gates hold, "
+               "write the next one.\n\n"
                "Exit 0 advanced, 5 done (the last rung is ready), 75 wait, 1 stop (the "
                "rollback rung written, unless --no-rollback), 4 refused (nothing changed), 2 "
-               "unusable input. See docs/promote.md.",
+               "unusable input (also a Prometheus the gates cannot ask). See docs/promote.md "
+               "and docs/gates.md.",
     "recommend": "Right-size GPU workloads from their measured usage (TensorFusion's "
                  "recommender).",
     "validate": "Validate policy files (default: the policies of .tfpolicy.yaml).",
-    "verify": "Check that the last plan step took effect in the cluster: ready, wait or "
-              "stop.\n\nExit 0 ready, 75 wait (verify again later), 1 stop (roll back with "
-              "the policy the report names), 2 unusable input. See docs/verify.md.",
+    "verify": "Check that the last plan step took effect in the cluster, and that its gates "
+              "(the application's own metrics) hold: ready, wait or stop.\n\nExit 0 ready, "
+              "75 wait (verify again later), 1 stop (roll back with the policy the report "
+              "names), 2 unusable input. See docs/verify.md and docs/gates.md.",
 }
 
 # The first paragraph of each help: the command's line in ``tfpolicy --help``.

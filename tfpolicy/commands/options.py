@@ -14,17 +14,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from tfpolicy.command_table import HELP, epilog
+from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.project import lookup, resolve_here
 from tfpolicy.files.scopes import Flags, Run, configured_run
 from tfpolicy.findings import Severity
 from tfpolicy.hosts.hook import hook_argv
-from tfpolicy.policy.project_config import Configuration, Given
+from tfpolicy.policy.project_config import Configuration, Given, ProjectConfig
 from tfpolicy.render import FORMATS
+
+if TYPE_CHECKING:
+    from tfpolicy.files.gate_metrics import GateSource
 
 F = TypeVar("F", bound=Callable[..., Any])
 Option = Callable[[Callable[..., Any]], Callable[..., Any]]  # click's option decorators
@@ -225,3 +229,37 @@ def resolve_flags(policies: tuple[str, ...], namespace: str | None,
                   operator: tuple[str, ...] = ()) -> Configuration:
     """What the flags decide, over the working directory's ``.tfpolicy.yaml``."""
     return resolve_here(Given(policies, Path("."), namespace, operator))
+
+
+def soak_option(help: str) -> Option:
+    """``--min-soak``: how long the rung's TensorFusion pods must have been ready (promote),
+    the shortest window its gates are measured over (verify and promote)."""
+    return click.option("--min-soak", "min_soak", default="10m", show_default=True,
+                        metavar="DURATION", help=help)
+
+
+def gate_options(func: F) -> F:
+    """Where the gates' answers come from (docs/gates.md), as verify and promote take it."""
+    return _all(  # type: ignore[return-value]
+        click.option("--prometheus", default=None, metavar="URL",
+                     help="Prometheus the gates ask [default: prometheus: of .tfpolicy.yaml]."),
+        click.option("--metrics", default=None, type=click.Path(dir_okay=False),
+                     metavar="FILE", help="The gates' answers from a file --save-metrics "
+                     "wrote, instead of Prometheus."),
+        click.option("--save-metrics", "save_metrics", default=None,
+                     type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Write Prometheus' answers to the gates to FILE (for --metrics)."))(func)
+
+
+def gate_source(config: ProjectConfig | None, prometheus: str | None, metrics: str | None,
+                save: str | None) -> GateSource:
+    """The gates of the configuration and where their answers come from."""
+    from tfpolicy.files.gate_metrics import GateSource  # here: only verify and promote ask
+    from tfpolicy.gates import GateConfig
+
+    if metrics is not None and (prometheus is not None or save is not None):
+        raise TfpolicyError("--metrics reads the answers from a file: not with --prometheus "
+                            "or --save-metrics")
+    gates = config.gates if config is not None else GateConfig()
+    file = str(config.path) if config is not None else ".tfpolicy.yaml"
+    return GateSource(gates, file, prometheus, metrics, save)

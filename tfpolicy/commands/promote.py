@@ -18,8 +18,11 @@ import click
 from tfpolicy.commands.options import (
     cluster_options,
     command,
+    gate_options,
+    gate_source,
     inventory_option,
     operator_options,
+    soak_option,
 )
 from tfpolicy.commands.printing import emit_findings, none_found, tell_fixed
 from tfpolicy.errors import ExitCode, TfpolicyError
@@ -47,8 +50,9 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 @click.option("--commit", "commit", is_flag=True, help="Commit the new rung (one commit).")
 @click.option("--patch", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Leave the new rung uncommitted and write it to FILE as `git diff`.")
-@click.option("--min-soak", "min_soak", default="10m", show_default=True, metavar="DURATION",
-              help="How long every TensorFusion pod must have been ready (10m, 1h30m, 0).")
+@soak_option("How long every TensorFusion pod must have been ready, and the shortest window "
+             "the gates are measured over (10m, 1h30m, 0).")
+@gate_options
 @click.option("--summary", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Write a Markdown summary for a pull request to FILE.")
 @click.option("--no-rollback", "no_rollback", is_flag=True,
@@ -58,14 +62,17 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
 def promote(inventory: str, values: str | None, namespaces: str | None,
             operator: tuple[str, ...], namespace: str | None, snapshots: tuple[str, ...],
             live: bool, context: str | None, commit: bool, patch: str | None, min_soak: str,
+            prometheus: str | None, metrics: str | None, save_metrics: str | None,
             summary: str | None, no_rollback: bool, path: str) -> int:
     """One rung per run: judge, say the verdict and its evidence, then write and record
     the rung, each part said as it is done (docs/promote.md)."""
     _check_options(snapshots, live, context, commit, patch)
-    decided = resolve_config(find_config(Path(path)), Given(namespace=namespace, operator=operator))
+    config = find_config(Path(path))
+    decided = resolve_config(config, Given(namespace=namespace, operator=operator))
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     request = Request(path, inventory, cluster, snapshots, live, context, commit, patch,
-                      parse_duration(min_soak), summary, not no_rollback)
+                      parse_duration(min_soak), summary, not no_rollback,
+                      gate_source(config, prometheus, metrics, save_metrics))
     with locating({}):  # an object defined twice at its line, as plan and verify say it
         judged = judge(request)
     none_found(judged.checked.files, (path,))

@@ -10,6 +10,7 @@ stop, 2 unusable input (docs/verify.md).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import click
 
@@ -18,12 +19,15 @@ from tfpolicy.commands.options import (
     cluster_options,
     command,
     format_option,
+    gate_options,
+    gate_source,
     inventory_option,
     operator_options,
     paths_argument,
     policy_option,
     report_option,
     resolve_flags,
+    soak_option,
     steps_option,
 )
 from tfpolicy.commands.printing import write_report
@@ -36,8 +40,10 @@ from tfpolicy.files.cluster import (
     snapshot_source,
 )
 from tfpolicy.files.documents import locating, read_documents
+from tfpolicy.files.gate_metrics import with_gates
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.plan import parse_ladder
+from tfpolicy.promote.soak import parse_duration, parse_time
 from tfpolicy.verify import Report, Verdict, verify
 from tfpolicy.verify.report_html import as_html
 from tfpolicy.verify.report_render import as_json, as_text
@@ -58,18 +64,24 @@ EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
                  "(repeatable, - for stdin).", "Run `kubectl get` for the snapshot.")
 @format_option(["text", "json", "html"])
 @report_option("Write the report to FILE instead of stdout (the HTML page, typically).")
+@gate_options
+@soak_option("The shortest window the gates are measured over: from the last TensorFusion "
+             "pod ready to the snapshot (10m, 1h30m).")
 @paths_argument()
 def verify_command(policies: tuple[str, ...], inventory: str | None, values: str | None,
                    namespaces: str | None, operator: tuple[str, ...], namespace: str | None,
                    steps: str,
                    step: int | None, snapshots: tuple[str, ...], live: bool,
                    context: str | None, fmt: str, output: str | None,
-                   paths: tuple[str, ...]) -> int:
+                   prometheus: str | None, metrics: str | None, save_metrics: str | None,
+                   min_soak: str, paths: tuple[str, ...]) -> int:
     """Read everything, snapshot the cluster, compare with the plan's step; the exit code
     is the verdict."""
     ladder = parse_ladder(steps)
     _check_sources(snapshots, live, context, paths)
+    soak = parse_duration(min_soak)
     decided = resolve_flags(policies, namespace, operator)
+    gates = gate_source(decided.config, prometheus, metrics, save_metrics)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     chosen = policy_documents(decided.policies, decided.base)
     kept: dict[str, str] = {}
@@ -79,12 +91,25 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     given = plan_input(docs, chosen, fleet, cluster, ladder, chart_pool=True)
     with locating(kept):
         report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
+    if gates.active:
+        report = with_gates(gates, report, snapshot, _taken(snapshot.latest, live), soak)
     write_report(_RENDER[fmt](report), output, "verify")
     return EXIT_CODES[report.verdict]
 
 
 _RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,
                                               "html": as_html}
+
+
+def _taken(latest: str, live: bool) -> datetime:
+    """When the snapshot was taken: its latest object time; with --live and none, now."""
+    taken = parse_time(latest)
+    if taken is None and live:
+        taken = datetime.now(UTC).replace(microsecond=0)
+    if taken is None:
+        raise TfpolicyError("the snapshot carries no time (no creation, condition or event "
+                            "time): the gates cannot place their window")
+    return taken
 
 
 def _check_sources(files: tuple[str, ...], live: bool, context: str | None,

@@ -12,11 +12,13 @@ configuration by one function, ``resolve_config``: what the command was given
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gates.spec import GateConfig, gate_config
 from tfpolicy.policy.schema import shape, validate
 from tfpolicy.records import Record
 
@@ -30,6 +32,7 @@ class ProjectConfig(Record):
     namespace: str | None = None
     format: str | None = None
     operator: tuple[str, ...] = ()  # operator config files (``operatorConfig``), from base
+    gates: GateConfig = GateConfig()  # ``gates``, ``builtinGates``, ``prometheus`` (docs/gates.md)
 
     @property
     def base(self) -> Path:
@@ -75,24 +78,40 @@ def resolve_config(config: ProjectConfig | None, given: Given = NOTHING_GIVEN) -
 
 
 def parse_config(data: bytes, path: Path) -> ProjectConfig:
-    """The config that ``data``, the bytes of ``path``, holds: one document, by the schema.
+    """The config that ``data``, the bytes of ``path``, holds: one document, by the schema,
+    each violation located at its line and column.
 
     Where the policy and operator paths it names lead is the reader's to check."""
-    config = _document(yamlio.decode(data, str(path)), path)
+    config, place = _document(yamlio.decode(data, str(path)), path)
     if not isinstance(config, dict):  # by its shape: never quote what the file holds
         raise TfpolicyError(f"the document is {shape(config)}, not a project config mapping "
                             "($)", file=str(path))
     for violation in validate(config, "config"):
-        raise TfpolicyError(f"{violation.message} ({violation.json_path})", file=str(path))
+        line, column = place(violation.path)
+        raise TfpolicyError(f"{violation.message} ({violation.json_path})", file=str(path),
+                            line=line, column=column)
     return ProjectConfig(path, tuple(config.get("policies", [])), config.get("namespace"),
-                         config.get("format"), tuple(config.get("operatorConfig", [])))
+                         config.get("format"), tuple(config.get("operatorConfig", [])),
+                         gate_config(config, place))
 
 
-def _document(text: str, path: Path) -> Any:
+Place = Callable[[tuple[str | int, ...]], tuple[int, int]]
+
+
+def _document(text: str, path: Path) -> tuple[Any, Place]:
+    """The one document's data, and where a path inside it stands (1-based)."""
     docs = [(raw, yamlio.parse_document(raw.text, file=str(path), line=raw.line))
             for raw in yamlio.split_documents(text)]
     docs = [(raw, parsed) for raw, parsed in docs if parsed.node is not None]
     if len(docs) > 1:  # silently taking the first would ignore what the user wrote below it
         raise TfpolicyError(f"{len(docs)} YAML documents: a project config is one document",
                             file=str(path), line=docs[1][0].line + 1)
-    return docs[0][1].data if docs else {}
+    if not docs:
+        return {}, lambda where: (1, 1)
+    raw, parsed = docs[0]
+
+    def place(where: tuple[str | int, ...]) -> tuple[int, int]:
+        line, column = yamlio.locate(parsed.node, where)
+        return raw.line + line + 1, column + 1
+
+    return parsed.data, place

@@ -20,6 +20,7 @@ from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
 from tfpolicy.files.documents import read_documents
+from tfpolicy.files.gate_metrics import GateSource, with_gates
 from tfpolicy.files.in_place import Fixed, fix_files
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.files.install import install_file
@@ -54,6 +55,7 @@ class Request(Record):
     soak: int
     summary: str | None
     rollback: bool
+    gates: GateSource  # the configuration's gates and where their answers come from
 
 
 class Judged(Record):
@@ -92,13 +94,14 @@ def judge(request: Request) -> Judged:
     """The repository, clean and at a rung; verify of that rung; the decision."""
     root, config, at, checked = _repository(request)
     given, snapshot, taken, source = _inputs(request, config, at)
+    since = parse_time(git.last_change(root, config.path))
     report = verify(given, at.step, snapshot, source)
-    previous = (None if report.verdict is Verdict.READY
+    report = with_gates(request.gates, report, snapshot, taken, request.soak, since)
+    previous = (None if report.cluster_verdict is Verdict.READY
                 else _previous(given, config, at, snapshot, source))
     ages = ready_ages(report, snapshot, taken)
     known = [age for age in ages.values() if age is not None]
-    decision = promotion_verdict(Evidence(at, report, previous, taken,
-                               parse_time(git.last_change(root, config.path)),
+    decision = promotion_verdict(Evidence(at, report, previous, taken, since,
                                tuple(unsoaked(ages, request.soak)), request.soak,
                                min(known, default=None)))
     planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None

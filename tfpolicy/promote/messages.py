@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tfpolicy.gates.render import markdown_table, text_lines
 from tfpolicy.plan import StepReport
 from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
@@ -22,18 +23,21 @@ class Change(Record):
     planned: StepReport | None  # the plan's step for ``after`` (None: a rollback)
 
 
-def subject(change: Change) -> str:
+def subject(change: Change, gated: bool = False) -> str:
     if change.rollback:
-        return f"GPU migration: roll back {change.before} to {change.after}, verify said stop"
+        said = "a gate failed" if gated else "verify said stop"
+        return f"GPU migration: roll back {change.before} to {change.after}, {said}"
     return f"GPU migration: {change.before} to {change.after}, verify said ready"
 
 
 def commit_message(change: Change, report: Report) -> str:
     """A subject line, then which workloads, the verify evidence and the plan's verdict."""
-    lines = [subject(change), "", *change.reasons, origin_line(report.origin), ""]
+    gated = report.cluster_verdict is not Verdict.STOP
+    lines = [subject(change, gated), "", *change.reasons, origin_line(report.origin), ""]
     lines += [f"{w.workload}: {w.verdict.word} (TensorFusion pods {w.seen_tf}/{w.expected_tf}, "
               f"native {w.seen_native}/{w.expected_native})" for w in report.workloads]
     lines += _stops(report) if change.rollback else []
+    lines += ["", *text_lines(report.gates)] if report.gates else []
     lines += ["", *(_plan_lines(change)), "",
               f"`.tfpolicy.yaml` names {change.after}; `tfpolicy fix` applied it."]
     return "\n".join(lines) + "\n"
@@ -73,7 +77,8 @@ def summary(change: Change, report: Report, stat: str) -> str:
              *(f"- {reason}" for reason in change.reasons),
              f"- {origin_line(report.origin)}", *(f"- {line}" for line in _plan_lines(change)),
              "", "### Changes", "", "```", stat.rstrip("\n") or "(none)", "```", "",
-             f"### Verify, step {report.step}: {report.verdict.word}", "", *verify_table(report)]
+             f"### Verify, step {report.step}: {report.verdict.word}", "", *verify_table(report),
+             *(["", *markdown_table(report.gates)] if report.gates else [])]
     return "\n".join(parts) + "\n"
 
 

@@ -3,7 +3,8 @@
 In this order:
 
 1. a snapshot older than the commit that set the rung cannot show it: wait;
-2. verify says ready: wait while a TensorFusion pod has been ready for less
+2. verify says ready: a failing gate stops, a gate short of data waits
+   (docs/gates.md); wait while a TensorFusion pod has been ready for less
    than ``--min-soak``; else advance (done at the last rung);
 3. verify says wait: wait;
 4. verify says stop, but the previous rung is ready in the same snapshot:
@@ -17,6 +18,8 @@ from __future__ import annotations
 from datetime import datetime
 from enum import Enum
 
+from tfpolicy.gates import Outcome as GateOutcome
+from tfpolicy.gates.render import reasons, tally
 from tfpolicy.promote.rungs import Position
 from tfpolicy.promote.soak import shown
 from tfpolicy.records import Record
@@ -55,9 +58,9 @@ def promotion_verdict(evidence: Evidence) -> Decision:
             f"the snapshot ({_iso(evidence.taken)}) is older than the commit that set "
             f"{at.name} ({_iso(evidence.since)}): it cannot show the rung; take it again "
             "after the sync",))
-    if report.verdict is Verdict.READY:
-        return _ready(evidence)
-    if report.verdict is Verdict.WAIT:
+    if report.cluster_verdict is Verdict.READY:
+        return _gated(evidence) or _ready(evidence)
+    if report.cluster_verdict is Verdict.WAIT:
         return Decision(Outcome.WAIT, (f"verify step {report.step}: wait, the rollout is in "
                                        "progress", *_previous_ready(evidence)))
     if evidence.previous is not None and evidence.previous.verdict is Verdict.READY:
@@ -65,6 +68,20 @@ def promotion_verdict(evidence: Evidence) -> Decision:
                                        *_previous_ready(evidence)))
     return Decision(Outcome.STOP, (f"verify step {report.step}: stop; roll back to "
                                    f"{at.rollback_name}",))
+
+
+def _gated(evidence: Evidence) -> Decision | None:
+    """The rung took effect; a failing gate stops, a gate short of data waits
+    (docs/gates.md): None when every gate passes, or none runs."""
+    report, at = evidence.report, evidence.at
+    if report.gates_verdict is Verdict.STOP:
+        return Decision(Outcome.STOP, (f"verify step {report.step}: ready, but a gate failed; "
+                                       f"roll back to {at.rollback_name}",
+                                       *reasons(report.gates, GateOutcome.FAIL)))
+    if report.gates_verdict is Verdict.WAIT:
+        return Decision(Outcome.WAIT, (f"verify step {report.step}: ready, its gates not "
+                                       "decided yet", *reasons(report.gates, GateOutcome.WAIT)))
+    return None
 
 
 def _ready(evidence: Evidence) -> Decision:
@@ -76,6 +93,8 @@ def _ready(evidence: Evidence) -> Decision:
     soaked = f"every TensorFusion pod ready for at least {shown(evidence.soak)}"
     if evidence.youngest is not None:
         soaked += f" (the most recent for {shown(evidence.youngest)})"
+    if evidence.report.gates:
+        soaked += f"; {tally(evidence.report.gates)}"
     if at.last:
         return Decision(Outcome.DONE, (f"verify step {step}: ready, {soaked}",
                                        "the migration is done: every replica is taken over"))

@@ -13,6 +13,8 @@ from html import escape
 from typing import Any
 
 from tfpolicy.plan.plan_html import STYLE as _PLAN_STYLE
+from tfpolicy.verify.gates_html import STYLE as _GATES_STYLE
+from tfpolicy.verify.gates_html import gates_section
 from tfpolicy.verify.report_render import problems_first, report_dict
 from tfpolicy.verify.verdicts import Report
 
@@ -25,8 +27,9 @@ section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 section.workload[data-verdict=ready]{border-color:#176d2c}
 section.workload[data-verdict=wait]{border-color:#e8710a}
 section.workload[data-verdict=stop]{border-color:#b00020}
-"""
+""" + _GATES_STYLE
 _RANK = {"stop": 2, "wait": 1, "ready": 0}
+_GATE_RANK = {"stop": "stop", "wait": "wait", "pass": "ready"}  # a gate that passes is ready
 _WHY = {"ready": "every workload and every GPU shows what the plan expects: go on with the "
                  "next step",
         "wait": "the rollout is still in progress: verify again later",
@@ -38,6 +41,7 @@ def as_html(report: Report) -> str:
     body = [_header(data), _cluster(data["cluster"])]
     body += [_workload(w) for w in problems_first(data["workloads"], _rank)]
     body.append(_gpus(data["gpus"]))
+    body.append(gates_section(data["gates"]))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width\">"
             "<title>tfpolicy verify</title><style>" + _STYLE + "</style></head><body>\n"
@@ -54,10 +58,13 @@ def _header(data: dict[str, Any]) -> str:
     verdict = data["verdict"]
     parts = {"workloads": [w["verdict"] for w in data["workloads"]],
              "gpus": [g["verdict"] for g in data["gpus"]],
-             "cluster": [p["verdict"] for p in data["cluster"]]}
+             "cluster": [p["verdict"] for p in data["cluster"]],
+             "gates": [_GATE_RANK[g["verdict"]] for g in data["gates"]
+                       if g["verdict"] != "unmeasured"]}
     tally = {part: ", ".join(f"<span id=\"{part}-{v}\">{verdicts.count(v)}</span> {v}"
                              for v in _RANK) for part, verdicts in parts.items()}
     cluster = f"; cluster: {tally['cluster']}" if parts["cluster"] else ""
+    cluster += f"; gates: {tally['gates']}" if parts["gates"] else ""
     rollback = ("" if data["rollback"] is None else
                 f"<p>Rollback: apply <b id=\"rollback\">{escape(data['rollback'])}</b></p>")
     return (f"<h1>Verify step {escape(data['step'])}: <span id=\"verdict\" class=\"{verdict}\">"

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from tfpolicy.gates.render import gate_dict, text_lines
 from tfpolicy.verify.verdicts import GpuResult, Origin, Problem, Report, Verdict, WorkloadResult
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
@@ -34,7 +35,8 @@ def report_dict(report: Report) -> dict[str, Any]:
             "snapshot": _origin(report.origin),
             "cluster": [_problem(p) for p in report.cluster],
             "workloads": [_workload(w) for w in report.workloads],
-            "gpus": [_gpu(g) for g in report.gpus]}
+            "gpus": [_gpu(g) for g in report.gpus],
+            "gates": [gate_dict(g) for g in report.gates]}
 
 
 def _origin(origin: Origin) -> dict[str, Any]:
@@ -81,9 +83,18 @@ def _problem(problem: Problem) -> dict[str, str]:
             "message": problem.message}
 
 
+def _says(report: Report) -> str:
+    """A verdict the gates decided says so: the cluster itself shows the rung taken."""
+    if report.cluster_verdict is Verdict.READY and report.verdict is Verdict.WAIT:
+        return "wait: the rung took effect, its gates are not decided yet; verify again later"
+    if report.cluster_verdict is not Verdict.STOP and report.verdict is Verdict.STOP:
+        return "stop: a gate failed, roll back"
+    return _SAYS[report.verdict]
+
+
 def as_text(report: Report) -> str:
-    says = _SAYS[report.verdict] + (f": apply {report.rollback}"
-                                    if report.verdict is Verdict.STOP else "")
+    says = _says(report) + (f": apply {report.rollback}"
+                            if report.verdict is Verdict.STOP else "")
     lines = [f"verify step {report.step}: {says}", origin_line(report.origin), ""]
     lines += [f"cluster: {p.verdict.word}: {p.message}" for p in report.cluster]
     for result in problems_first(report.workloads, lambda w: w.verdict):
@@ -95,6 +106,7 @@ def as_text(report: Report) -> str:
     lines.append(f"GPUs: {len(report.gpus)} checked, {len(off)} disagree with the plan")
     lines += [f"  {g.problem.verdict.word}: {g.problem.subject} on {g.node or '?'}: "
               f"{g.problem.message}" for g in off if g.problem is not None]
+    lines += text_lines(report.gates)
     if report.verdict is Verdict.STOP:
         lines += ["", f"rollback: apply {report.rollback}"]
     return "\n".join(lines) + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from tfpolicy.gates import GateResult
 from tfpolicy.records import Record
 
 
@@ -92,9 +93,22 @@ class Report(Record):
     gpus: tuple[GpuResult, ...]
     cluster: tuple[Problem, ...] = ()  # problems of the cluster as a whole
     origin: Origin = Origin()
+    gates: tuple[GateResult, ...] = ()  # the rung's gates (docs/gates.md); () when none run
 
     @property
     def verdict(self) -> Verdict:
+        """The worst part: what the cluster shows, then the gates (a failing gate stops, a
+        gate short of data waits)."""
+        gates = [Verdict(int(g.outcome)) for g in self.gates]
+        return max([self.cluster_verdict, *gates])
+
+    @property
+    def cluster_verdict(self) -> Verdict:
+        """What Kubernetes and the operator show, the gates aside."""
         parts = [w.verdict for w in self.workloads] + [p.verdict for p in self.cluster]
         parts += [g.problem.verdict for g in self.gpus if g.problem is not None]
         return max(parts, default=Verdict.READY)
+
+    @property
+    def gates_verdict(self) -> Verdict:
+        return max((Verdict(int(g.outcome)) for g in self.gates), default=Verdict.READY)
