@@ -29,10 +29,6 @@ from tests.docs.docblocks import (
 )
 from tests.docs.scratch import NEEDS, SETUPS, env, scratch
 
-# Pages rewritten in another change at the same time: their blocks are marked when it
-# lands. Strict: once a page declares every block, its entry here fails and goes.
-PENDING = {"docs/verify.md", "docs/promote.md", "docs/stages.md"}
-
 ALL = [block for page in pages() for block in blocks(page)]
 RUNNABLE = [block for block in ALL if block.marker == "run"]
 
@@ -81,10 +77,7 @@ def _told(block: Block, steps: list[Command], outs: list[tuple[int, str]]) -> st
         for step, (code, output) in zip(steps, outs, strict=True))
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(rel, marks=pytest.mark.xfail(strict=True, reason="marked when its rewrite lands"))
-    if rel in PENDING else rel
-    for rel in (p.relative_to(ROOT).as_posix() for p in pages())])
+@pytest.mark.parametrize("page", [p.relative_to(ROOT).as_posix() for p in pages()])
 def test_every_block_of_a_page_declares_itself(page: str) -> None:
     """Every fenced block names its language; every shell block runs or names what it
     needs; a run marker is well formed, one exit code per command, known setups."""
