@@ -149,7 +149,7 @@ def test_a_pods_claims_resolved_over_the_input_or_not() -> None:
     assert [(u.rule, u.severity) for u in alone] == [("gpu-dra-claim-missing", Severity.INFO)] * 2
     assert "which this document does not hold" in alone[0].message
     resolved = _unmigrated(pod, dra.index([V1_TEMPLATE, nic]))
-    assert [(u.rule, u.severity) for u in resolved] == [("gpu-dra-pod", Severity.INFO)]
+    assert [(u.rule, u.severity) for u in resolved] == [("gpu-dra-claim", Severity.WARNING)]
     assert "holds 2 devices of class gpu.nvidia.com through ResourceClaimTemplate 'two-gpus'" \
         in resolved[0].message
     missing = _unmigrated(pod, dra.index([nic]))

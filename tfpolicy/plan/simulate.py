@@ -28,7 +28,7 @@ from tfpolicy.plan.summary import (
     requests_not_migrated,
     summarize,
 )
-from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
+from tfpolicy.plan.templates import StepCache, input_claims, input_cohort, step_templates
 from tfpolicy.plan.twice import refuse_twice
 from tfpolicy.plan.unit_pods import UnitPods, unit_pods
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
@@ -104,7 +104,8 @@ def run_plan(given: PlanInput) -> Plan:
         stopped = not report.fits
     planned = {number: result for number, (_, result) in state.planned.last.items()}
     summary = summarize(start, reports, allocator.ledger,
-                        requests_not_migrated(docs, loaded, planned))
+                        requests_not_migrated(docs, input_claims(docs, loaded, given.namespace),
+                                              planned))
     drained = None
     if given.consolidate and not stopped:
         _tell(given, "consolidation")
