@@ -140,4 +140,4 @@ ENTRY_POINTS: dict[str, Callable[[Path], list[str]]] = {
 
 def test_every_entry_point_moves_the_same_one_of_four(tmp_path: Path) -> None:
     chosen = {name: way(tmp_path / name.split()[0]) for name, way in ENTRY_POINTS.items()}
-    assert chosen == dict.fromkeys(ENTRY_POINTS, ["Job/ml/job-a"])
+    assert chosen == {name: ["Job/ml/job-a"] for name in ENTRY_POINTS}
