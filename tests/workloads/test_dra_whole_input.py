@@ -3,10 +3,12 @@
 reported as holding DRA GPUs (a warning, ``gpu-dra-claim``), one naming a claim of a
 non-GPU class is silent, one naming a claim the input lacks gets the info; and ``apply``
 over the folder, ``apply`` of the files as one stream, ``plan`` and the KRM function over
-a ResourceList of the same objects say the same."""
+a ResourceList of the same objects say the same; ``plan`` counts the claim's GPUs as held
+outside TensorFusion at every step."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -102,9 +104,18 @@ def test_plan_counts_the_pod_held_through_another_documents_claim(
     (tmp_path / "m").mkdir()
     folder = _folder(tmp_path / "m")
     (tmp_path / "inv.yaml").write_text(INVENTORY)
-    main(["plan", "-p", "takeover", "--inventory", str(tmp_path / "inv.yaml"),
-          *map(str, sorted(folder.iterdir()))])
+    args = ["plan", "-p", "takeover", "--inventory", str(tmp_path / "inv.yaml"),
+            *map(str, sorted(folder.iterdir()))]
+    assert main(args) == 0
     assert "GPU requests not migrated: 2 (2 gpu-dra-claim)" in capsys.readouterr()[0]
+    # The claim template's two GPUs are held by the pod at every step, outside TensorFusion:
+    # the plan hands them to no one else.
+    assert main([*args, "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr()[0])
+    assert plan["start"]["gpus"] == {"total": 4, "devicePlugin": 2, "tensorFusion": 0,
+                                     "idle": 2}
+    assert [s["gpus"]["devicePlugin"] for s in plan["steps"]] == [2] * len(plan["steps"])
+    assert (plan["summary"]["gpusBefore"], plan["summary"]["gpusAfter"]) == (2, 2)
 
 
 def test_the_krm_function_over_a_resource_list_says_the_same(tmp_path: Path) -> None:
