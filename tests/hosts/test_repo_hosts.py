@@ -133,7 +133,8 @@ GOOD = {"index": "'0'", "path": "web.yaml", "policies": "takeover", "namespace":
 def _krm(cwd: Path, **fields: str) -> tuple[int, dict[str, object], str]:
     done = tfpolicy("krm", cwd=cwd, stdin=RESOURCE_LIST.format(**{**GOOD, **fields}))
     assert done.stdout, done.stderr  # kpt reads the results even when the function fails
-    out = yaml.safe_load(done.stdout)
+    # Strings only: a 5,000-digit index comes back as written, which PyYAML's int() refuses.
+    out = yaml.load(done.stdout, Loader=yaml.BaseLoader)
     assert (out["apiVersion"], out["kind"]) == ("config.kubernetes.io/v1", "ResourceList")
     return done.returncode, out, done.stderr
 
@@ -150,7 +151,7 @@ def test_krm_odd_numbers_give_an_error_result_and_exit_1(tmp_path: Path, field: 
     assert code == 1, err
     results = out["results"]
     assert isinstance(results, list) and any(r["severity"] == "error" for r in results)
-    if len(value) < 100:  # a parseable list comes back whole: kpt keeps every resource
+    if len(value) < 100 or field == "index":  # a list read item by item comes back whole
         assert [i["kind"] for i in out["items"]] == ["Deployment", "Service"]  # type: ignore[attr-defined]
 
 

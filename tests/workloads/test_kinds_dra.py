@@ -149,7 +149,7 @@ def test_a_pods_claims_resolved_over_the_input_or_not() -> None:
     assert [(u.rule, u.severity) for u in alone] == [("gpu-dra-claim-missing", Severity.INFO)] * 2
     assert "which this document does not hold" in alone[0].message
     resolved = _unmigrated(pod, dra.index([V1_TEMPLATE, nic]))
-    assert [(u.rule, u.severity) for u in resolved] == [("gpu-dra-pod", Severity.INFO)]
+    assert [(u.rule, u.severity) for u in resolved] == [("gpu-dra-claim", Severity.WARNING)]
     assert "holds 2 devices of class gpu.nvidia.com through ResourceClaimTemplate 'two-gpus'" \
         in resolved[0].message
     missing = _unmigrated(pod, dra.index([nic]))
@@ -170,9 +170,9 @@ def test_check_reports_and_counts_every_gpu_claim(
     out, _ = capsys.readouterr()
     rules = sorted((f["tags"]["rule"], f["severity"]) for f in json.loads(out))
     assert code == 0
-    assert rules == [("gpu-dra-claim", "warning")] * 4 + [("gpu-dra-claim-missing", "info")]
+    assert rules == [("gpu-dra-claim", "warning")] * 5  # the pod's claim is in the input
     code = main(["check", "-p", "takeover", str(path)])
-    assert code == 0 and "4 GPU requests not migrated (4 gpu-dra-claim)" in capsys.readouterr()[1]
+    assert code == 0 and "5 GPU requests not migrated (5 gpu-dra-claim)" in capsys.readouterr()[1]
     assert main(["check", "-p", "takeover", "--fail-on", "warning", str(path)]) == 1
 
 
@@ -191,4 +191,4 @@ def test_plan_counts_them_among_the_gpu_requests_not_migrated(
     path = tmp_path / "dra.yaml"
     path.write_text(STREAM)
     main(["plan", "-p", "takeover", "--inventory", str(inventory), str(path)])
-    assert "GPU requests not migrated: 4 (4 gpu-dra-claim)" in capsys.readouterr()[0]
+    assert "GPU requests not migrated: 5 (5 gpu-dra-claim)" in capsys.readouterr()[0]

@@ -26,6 +26,7 @@ from tfpolicy.findings import Finding
 from tfpolicy.hosts.names import flag, namespace, release_name
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions
 from tfpolicy.records import Record
+from tfpolicy.rewrite import firstpass
 from tfpolicy.rewrite.engine import PolicySet
 from tfpolicy.rewrite.pipeline import DocOutcome, Options, transform_documents
 
@@ -141,14 +142,19 @@ def migrate(sources: list[Source], policies: PolicySet, options: Options) -> Mig
     chunks: list[str] = []
     findings: list[Finding] = []
     skipped: list[tuple[str, str]] = []
+    taken: list[tuple[int, str, list[yamlio.RawDoc]]] = []
     for number, source in enumerate(sources):
         reason = _foreign(source)
         if reason:
             skipped.append((source.name, reason))
             continue
         docs = [d for d in yamlio.split_documents(source.text) if not _own(d, source.name)]
-        text = "".join(_texts(transform_documents(docs, policies, source.name, options),
-                              findings))
+        taken.append((number, source.name, docs))
+    # The canary rung and the DRA claims over every source at once, as apply does.
+    policies = firstpass.over_documents(policies, [(name, docs) for _, name, docs in taken],
+                                        options.namespace)
+    for number, name, docs in taken:
+        text = "".join(_texts(transform_documents(docs, policies, name, options), findings))
         if text.strip():
             chunks.append(_separated(text, number > 0 and bool(chunks)))
     return Migrated(chunks, findings, skipped)

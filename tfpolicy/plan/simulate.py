@@ -14,6 +14,7 @@ from typing import Any
 from tfpolicy.admission import WebhookConfig
 from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.plan import dra_held
 from tfpolicy.plan.budgets import disruption_budgets
 from tfpolicy.plan.by_workload import workload_uses
 from tfpolicy.plan.ladder import Rung, Step, plan_steps, policy_set, step_documents
@@ -28,7 +29,7 @@ from tfpolicy.plan.summary import (
     requests_not_migrated,
     summarize,
 )
-from tfpolicy.plan.templates import StepCache, input_cohort, step_templates
+from tfpolicy.plan.templates import StepCache, input_claims, input_cohort, step_templates
 from tfpolicy.plan.twice import refuse_twice
 from tfpolicy.plan.unit_pods import UnitPods, unit_pods
 from tfpolicy.plan.units import Document, LeftOut, Unit, unit_template, units_of
@@ -50,6 +51,7 @@ from tfpolicy.scheduler import (
     simulate_step,
 )
 from tfpolicy.stages.common import ENABLED, is_gpu_workload, labels_of
+from tfpolicy.workloads.dra import ClaimIndex
 
 # Each simulated pod costs memory and time; 100,000 GPU pods is far beyond any
 # single cluster's GPU count, and `replicas: 1000000000` must not eat gigabytes.
@@ -82,12 +84,13 @@ class _State(Record):
 def run_plan(given: PlanInput) -> Plan:
     docs, policies = list(given.documents), [dict(p) for p in given.policies]
     left_out: list[str] = []
-    loaded = policy_set(policies, given.file, given.webhook.resources)
+    loaded = input_claims(docs, policy_set(policies, given.file, given.webhook.resources),
+                          given.namespace)
     given = replace(given, webhook=with_hami(given.webhook, loaded.policies))
     units = gpu_units(docs, loaded, given, left_out)
     allocator = FastAllocator(Ledger(given.inventory, given.scheduler))
     state = _State(left_out=tuple(left_out))
-    start = replace(_start(docs, units, allocator, state, given),
+    start = replace(_start(docs, units, allocator, state, given, loaded.claims),
                     workloads=workload_uses(allocator.ledger))
     before = gpu_map(allocator.ledger)
     reports, stopped = [], not start.fits
@@ -126,10 +129,10 @@ def gpu_units(docs: list[Document], policies: PolicySet, given: PlanInput,
     daemon, skipped = len(given.inventory.nodes), list[LeftOut]()
     found = [with_pause(u, docs[u.doc])
              for u in units_of(docs, policies.registry, given.namespace, daemon, skipped)
-             if _uses_gpu(unit_template(docs, u), policies)]
+             if _uses_gpu(unit_template(docs, u), policies, u.namespace)]
     if left_out is not None:
         left_out.extend(f"{s.key}: not simulated: {s.reason}" for s in skipped
-                        if _uses_gpu(s.template, policies))
+                        if _uses_gpu(s.template, policies, given.namespace))
     refuse_twice(docs, found)
     total = 0
     for unit in found:
@@ -159,17 +162,21 @@ def _replicas_path(unit: Unit) -> Path:
     return (*unit.path, "minReplicas" if unit.kind == "InferenceService" else "replicas")
 
 
-def _uses_gpu(template: Mapping[str, Any], policies: PolicySet) -> bool:
+def _uses_gpu(template: Mapping[str, Any], policies: PolicySet, namespace: str) -> bool:
+    """A GPU pod: asks a GPU, is a TensorFusion pod already, or holds GPUs through DRA
+    (which stay outside TensorFusion: :mod:`tfpolicy.plan.dra_held`)."""
     return (is_gpu_workload(template, policies.gpus, policies.hami)
-            or labels_of(template).get(ENABLED) == "true")
+            or labels_of(template).get(ENABLED) == "true"
+            or bool(dra_held.held(template, namespace, policies.claims)))
 
 
 def _start(docs: list[Document], units: list[Unit], allocator: FastAllocator, state: _State,
-           given: PlanInput) -> StepReport:
+           given: PlanInput, claims: ClaimIndex | None = None) -> StepReport:
     rejected = []
     for unit in units:
         template = unit_template(docs, unit)
-        pods = _on_each_node(unit, unit_pods(unit, template, 0, given.webhook), given.inventory)
+        shown = dra_held.as_plugin(template, unit.namespace, claims)
+        pods = _on_each_node(unit, unit_pods(unit, shown, 0, given.webhook), given.inventory)
         state.templates[unit.key], state.pods[unit.key] = template, pods
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
@@ -205,7 +212,8 @@ def _step(step: Step, docs: list[Document], units: list[Unit], allocator: FastAl
         template = templates[unit.key]
         if template is state.templates[unit.key] or template == state.templates[unit.key]:
             continue
-        pods = unit_pods(unit, template, step.number, given.webhook)
+        shown = dra_held.as_plugin(template, unit.namespace, policies.claims)
+        pods = unit_pods(unit, shown, step.number, given.webhook)
         if pods.error:
             rejected.append(Misfit(unit.key, "", f"rejected by the webhook: {pods.error}"))
             continue

@@ -111,7 +111,7 @@ def _unmigrated_rules(obj: Mapping[str, Any], policies: PolicySet) -> list[str]:
              if is_gpu_workload(v.template, policies.gpus, policies.hami)]
     reported: list[Path] = [p for p, _ in registry.reports(obj, policies.gpus)]
     handled = (*(v.path for v in views), *reported)
-    known = finder.Known(registry.knows(obj), handled, configured)
+    known = finder.Known(registry.knows(obj), handled, configured, policies.claims)
     refused = [v.refused_rule for v in views if v.counted]
     return ([u.rule for u in finder.counted(finder.unmigrated(obj, requests, known))]
             + ["kind-not-migrated"] * len(reported) + refused)

@@ -39,7 +39,7 @@ from tfpolicy.rewrite.engine import (
 )
 from tfpolicy.rewrite.owners import NO_POLICY
 from tfpolicy.stages.common import labels_of
-from tfpolicy.workloads import Registry
+from tfpolicy.workloads import Registry, dra
 
 
 @dataclass
@@ -68,12 +68,24 @@ def _numbered(doc: Document) -> Callable[[Path], tuple[int, int]]:
 
 def input_cohort(docs: list[Document], policies: PolicySet, namespace: str) -> PolicySet:
     """``policies`` with a canary rung's whole workloads ordered over all the plan's
-    documents, as ``apply`` orders them over its input (:mod:`tfpolicy.rewrite.cohort`)."""
+    documents, as ``apply`` orders them over its input (:mod:`tfpolicy.rewrite.cohort`),
+    and the documents' DRA claims (``input_claims``)."""
+    policies = input_claims(docs, policies, namespace)
     scope = canary_scope(policies)
     if scope is None:
         return policies
     return with_cohort(policies, [m for doc in docs for m in cohort.members(
         doc.data, scope, namespace, partial(cohort.place, doc.file, doc.index))])
+
+
+def input_claims(docs: list[Document], policies: PolicySet, namespace: str) -> PolicySet:
+    """``policies`` with the DRA claims and DeviceClasses of all the plan's documents, as
+    ``apply`` indexes them over its input (:mod:`tfpolicy.rewrite.firstpass`)."""
+    if policies.claims is not None:
+        return policies
+    return replace(policies, claims=dra.index(
+        [obj for doc in docs for _, obj in objects(doc.data)
+         if str(obj.get("apiVersion", "")).startswith(dra.GROUP + "/")], namespace))
 
 
 def step_templates(docs: list[Document], units: list[Unit], policies: PolicySet,

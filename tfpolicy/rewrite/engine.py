@@ -33,6 +33,7 @@ from tfpolicy.stages.common import (
 )
 from tfpolicy.stages.ownership import Undone, undo, with_layout
 from tfpolicy.workloads import NotCounted, Registry, ReplicasError, finder, replicas_of
+from tfpolicy.workloads.dra import ClaimIndex
 from tfpolicy.workloads.revisions import carries_template_hash
 from tfpolicy.workloads.views import View, real_edits
 
@@ -48,6 +49,9 @@ class PolicySet(Record):
     # A canary rung's whole workloads, ordered over the input (rewrite.cohort); None: not
     # ordered yet (the pipeline orders them over what it is given: rewrite.firstpass).
     cohort: Cohort | None = None
+    # The input's DRA claims, claim templates and DeviceClasses (rewrite.firstpass), which a
+    # pod's resourceClaims name from any document; None: not indexed yet.
+    claims: ClaimIndex | None = None
     # markers(), made once: the pipeline asks for them per file (fix reads thousands).
     _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # The resources a record may give back: those a stage of this run could remove.
@@ -165,7 +169,7 @@ def _unmigrated(obj: Mapping[str, Any], base: Path, handled: tuple[Path, ...],
     requests, configured = gpu_requests(obj, policies)
     if not requests:
         return
-    known = finder.Known(policies.registry.knows(obj), handled, configured)
+    known = finder.Known(policies.registry.knows(obj), handled, configured, policies.claims)
     for item in finder.unmigrated(obj, requests, known):
         report = _Reporter(obj, View(base + item.path, {}), ctx, out)
         report(Note(item.severity, item.rule, item.message), "")

@@ -20,9 +20,9 @@ from tfpolicy.rewrite.engine import (
     DocResult,
     Locate,
     PolicySet,
-    canary_scope,
     plan_document,
 )
+from tfpolicy.rewrite.spool import Spool
 from tfpolicy.rewrite.triage import MAX_DOCUMENT_CHARS as MAX_DOCUMENT_CHARS
 from tfpolicy.rewrite.triage import Markers as Markers
 from tfpolicy.yamlio.restore import Capturer
@@ -50,20 +50,22 @@ class FileResult(Record):
     findings: list[Finding]
 
 
-def transform(text: str, policies: PolicySet, file: str, options: Options) -> FileResult:
-    """Apply ``policies`` to every document of one file's text.
+def transform(text: str, policies: PolicySet, file: str, options: Options,
+              line: int = 0) -> FileResult:
+    """Apply ``policies`` to every document of one file's text (its first line is line
+    ``line`` of ``file``).
 
     Documents are taken one at a time and only the changed ones are kept, with
     slices of ``text`` between them: else a file of a million tiny documents
     holds every document and its outcome at once (docs/speed.md).
     """
-    if policies.cohort is None:
-        docs = yamlio.iter_documents([text], file=file)
+    if firstpass.pending(policies):
+        docs = yamlio.iter_documents([text], line, file=file)
         policies = firstpass.over_documents(policies, [(file, docs)], options.namespace)
     sizes: list[int] = [0]  # the length of the document last handed to the engine
 
     def documents() -> Iterator[yamlio.RawDoc]:
-        for raw in yamlio.iter_documents([text], file=file):
+        for raw in yamlio.iter_documents([text], line, file=file):
             sizes[0] = len(raw.text)
             yield raw
 
@@ -86,7 +88,7 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
                         options: Options) -> Iterator[DocOutcome]:
     """Each document's outcome, in order; a stream is processed one document at a time
     (all of it first when a canary rung's workloads are not ordered yet: ``firstpass``)."""
-    if policies.cohort is None and canary_scope(policies) is not None:
+    if firstpass.pending(policies):
         docs = list(docs)
         policies = firstpass.over_documents(policies, [(file, docs)], options.namespace)
     index = 0
@@ -131,9 +133,11 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
     (``rewrite.parallel``). Texts, findings and the first error are the same however
     many workers there are.
     """
-    if policies.cohort is None and canary_scope(policies) is not None:
-        pieces = list(pieces)  # a first pass over all of it (``firstpass``): held meanwhile
-        policies = firstpass.over_pieces(policies, _batches(pieces), options.namespace, jobs)
+    if firstpass.pending(policies):  # a first pass over all of it, kept on disk meanwhile
+        spool = Spool(pieces)
+        worth = (p for p in spool.first() if firstpass.worth(policies, p[1].data))
+        policies = firstpass.over_pieces(policies, _batches(worth), options.namespace, jobs)
+        pieces = spool.again()
     work = partial(_batch, policies, options)
     index = 0
     for batch in parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,

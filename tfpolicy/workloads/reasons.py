@@ -140,10 +140,10 @@ def _pod_claim(obj: Mapping[str, Any], entry: dra.PodClaim,
     asks = [a for a in claim.asks if _gpu(a, claims) is not None]
     if not asks:
         return []
-    return [Unmigrated(entry.path, "gpu-dra-pod", (
+    return [Unmigrated(entry.path, "gpu-dra-claim", (
         f"not migrated: this pod holds {dra.devices_text(asks)} through {what}, which stay "
         f"with the DRA driver, since {_NO_DRA}; its claim's finding says what to do "
-        f"({_DRA_DOC})"), Severity.INFO)]
+        f"({_DRA_DOC})"))]
 
 
 def _claim_request(obj: Mapping[str, Any], asks: tuple[dra.DeviceAsk, ...],
