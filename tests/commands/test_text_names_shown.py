@@ -90,7 +90,7 @@ def test_init_keeps_names_inside_its_comments(tmp_path: Path) -> None:
 
 
 def test_an_error_line_shows_the_file_names_escapes(tmp_path: Path) -> None:
-    (tmp_path / f"bad\x1b]0;x\x07\n.yaml").write_text("a: [\n")
+    (tmp_path / "bad\x1b]0;x\x07\n.yaml").write_text("a: [\n")
     done = _run(tmp_path, "check", "-p", "takeover", ".")
     assert done.returncode == 2
     assert done.stderr.decode().startswith("bad\\x1b]0;x\\x07\\n.yaml:2:1: error: ")
