@@ -91,3 +91,11 @@ def test_a_folder_walk_still_passes_a_fifo_over(tmp_path: Path) -> None:
     done = _run(_repo(tmp_path, ""), ["check", "-p", "takeover", "."])
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith("app.yaml:")
+
+
+def test_a_stream_the_shell_hands_down_is_read(tmp_path: Path) -> None:
+    """``/dev/stdin`` or ``<(…)`` (``/dev/fd/N``) is the user's stream, named by its
+    descriptor: read, as ``-`` is."""
+    done = _run(tmp_path, ["apply", "-p", "takeover", "/dev/stdin"], stdin=LLM.read_text())
+    assert done.returncode == 0, done.stderr
+    assert "tensor-fusion.ai/enabled" in done.stdout

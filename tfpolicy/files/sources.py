@@ -63,7 +63,8 @@ def open_regular(path: str) -> tuple[int, os.stat_result]:
     A FIFO, a device or a socket named as a manifest, a policy or an operator
     configuration (by a repository's ``.tfpolicy.yaml`` too) would block a read
     forever or never end; the type is taken from the open descriptor, so a
-    file swapped for a FIFO after a check cannot slip through.
+    file swapped for a FIFO after a check cannot slip through. Only a stream the
+    shell handed down by its descriptor's name (``/dev/stdin``, ``/dev/fd/N``) is read.
     """
     fd = os.open(path, _READ_FLAGS)
     try:
@@ -71,6 +72,9 @@ def open_regular(path: str) -> tuple[int, os.stat_result]:
     except OSError:
         os.close(fd)
         raise
+    if not stat.S_ISREG(info.st_mode) and path.startswith(_HANDED_DOWN):
+        os.set_blocking(fd, True)  # a stream the shell handed down: the user's to give
+        return fd, info
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         if stat.S_ISDIR(info.st_mode):  # what reading it would have said
@@ -81,6 +85,9 @@ def open_regular(path: str) -> tuple[int, os.stat_result]:
     return fd, info
 
 
+# A descriptor the shell hands down, spelt as the user typed it (``--values /dev/stdin``,
+# ``<(helm get values …)``): never a file a repository holds or a link in it leads to.
+_HANDED_DOWN = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 _KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
           stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
