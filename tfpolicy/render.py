@@ -1,14 +1,47 @@
 """Findings as text, JSON, GitHub annotations, SARIF or JUnit XML: pure functions returning
-strings (a registry)."""
+strings (a registry), and ``visible``, how every text a person reads shows a name.
+
+Names come from the files read (a file's name, an object's name or namespace), so a
+report shows them without letting them act on what displays it: no terminal escape, no
+line of their own, no workflow command, nothing an XML reader refuses.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from tfpolicy import __version__
 from tfpolicy.findings import Finding, Severity, sorted_findings
+
+# What a terminal, a CI log or an XML reader acts on rather than shows: the C0 controls
+# (ESC opens the sequences that retitle a window or clear the screen, CR overwrites a line,
+# LF starts a line of the name's choosing), DEL, the C1 controls (U+009B is a terminal's
+# CSI on its own), lone surrogates (a file name's byte that is not UTF-8), the line and
+# paragraph separators, the bidirectional embeddings, overrides and isolates that reorder
+# what follows them (CVE-2021-42574), and U+FFFE and U+FFFF, which XML 1.0 refuses.
+_UNSHOWN = (r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+            r"\ud800-\udfff\ufffe\uffff")
+_IN_A_NAME = re.compile(f"[{_UNSHOWN}\t\n\r]")
+_IN_LINES = re.compile(f"[{_UNSHOWN}]|\r(?!\n)")  # a report's own line ends stay
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """``text`` with every character above written as Python writes it in a string literal
+    (``\\x1b``, ``\\n``, ``\\u202e``, ``\\udcff``), for a person to read; the rest as it
+    is. ``lines``: a whole report, whose tabs, line feeds and CRLF line ends are its own."""
+    return (_IN_LINES if lines else _IN_A_NAME).sub(_escaped, text)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    if char in _SHORT:
+        return _SHORT[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _where(f: Finding) -> str:
@@ -21,8 +54,8 @@ def text(findings: list[Finding]) -> str:
     lines = []
     for f in sorted_findings(findings):
         subject = f" {f.resource}:" if f.resource else ""
-        lines.append(f"{_where(f)}: [{f.severity.label}]{subject} {f.message} "
-                     f"({f.policy or f.rule})")
+        lines.append(visible(f"{_where(f)}: [{f.severity.label}]{subject} {f.message} "
+                             f"({f.policy or f.rule})"))
     return "".join(line + "\n" for line in lines)
 
 
@@ -54,15 +87,32 @@ def json_(findings: list[Finding]) -> str:
 
 
 def github(findings: list[Finding]) -> str:
-    """GitHub Actions workflow commands, so findings show on the pull request's lines."""
+    """GitHub Actions workflow commands, so findings show on the pull request's lines.
+
+    Each value escaped as the runner unescapes it (actions/toolkit
+    packages/core/src/command.ts:103 ``escapeData``, :110 ``escapeProperty``): a
+    name cannot end the command, add a property or start a command of its own. The
+    file stays the file's name, for the annotation to land on it; the title and the
+    message are for a person and show their control characters (``visible``).
+    """
     level = {"error": "error", "warning": "warning", "info": "notice"}
     lines = []
     for f in sorted_findings(findings):
-        title = f"tfpolicy {f.policy or f.rule}"
-        message = f.message.replace("%", "%25").replace("\n", "%0A")
-        lines.append(f"::{level[f.severity.label]} file={f.file},line={f.line or 1},"
-                     f"col={f.column or 1},title={title}::{message}")
+        title = _property(visible(f"tfpolicy {f.policy or f.rule}"))
+        lines.append(f"::{level[f.severity.label]} file={_property(f.file)},"
+                     f"line={f.line or 1},col={f.column or 1},title={title}::"
+                     f"{_data(visible(f.message))}")
     return "".join(line + "\n" for line in lines)
+
+
+def _data(value: str) -> str:
+    """A workflow command's message: ``%``, CR and LF escaped (``escapeData``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(value: str) -> str:
+    """A workflow command's property: as a message, and ``:``, ``,`` (``escapeProperty``)."""
+    return _data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 # SARIF 2.1.0, the format code-scanning uploads take: one run, one result per finding.
@@ -92,9 +142,30 @@ def _sarif_rule(rule: str) -> dict[str, Any]:
             "help": {"text": _RULE_HELP.format(id=rule)}}
 
 
+# What RFC 3986 (§3.3) lets a path segment hold as it is, besides the unreserved
+# characters: the sub-delimiters and "@". ":" is left out, since a first segment
+# holding one would read as a scheme (§4.2).
+_IN_A_SEGMENT = "/!$&'()*+,;=@"
+
+
+def _uri(path: str) -> str:
+    """A file's name as a URI reference (SARIF 2.1.0 §3.10.2): its bytes (UTF-8, or the
+    byte a name that is not UTF-8 holds) percent-encoded as RFC 3986 §2.1 says wherever a
+    path may not hold them as they are; ``dir #1/a b%41.yaml`` is
+    ``dir%20%231/a%20b%2541.yaml``, never a fragment, a query nor an ``A``."""
+    import os  # here: only SARIF encodes names
+    from urllib.parse import quote_from_bytes
+
+    try:
+        data = os.fsencode(path)
+    except UnicodeEncodeError:  # a lone surrogate no file name's bytes give
+        data = path.encode("utf-8", "surrogatepass")
+    return quote_from_bytes(data, safe=_IN_A_SEGMENT)
+
+
 def _sarif_result(f: Finding) -> dict[str, Any]:
     region = {"startLine": f.line or 1, "startColumn": f.column or 1}
-    artifact: dict[str, Any] = {"uri": f.file or "-"}
+    artifact: dict[str, Any] = {"uri": _uri(f.file) if f.file else "-"}
     if f.file and not f.file.startswith("/"):  # relative to the checkout code scanning reads
         artifact["uriBaseId"] = "%SRCROOT%"
     location = {"physicalLocation": {"artifactLocation": artifact, "region": region}}
@@ -140,7 +211,9 @@ def _junit_case(file: str, findings: list[Finding], fail_on: Severity) -> str:
     # start-up of every command, for the one format that needs it.
     from xml.sax.saxutils import escape, quoteattr
 
-    head = f'    <testcase classname="tfpolicy" name={quoteattr(file or "(no file)")}'
+    # XML 1.0 has no way to write most control characters, even as references: a name
+    # shows them as every text report does (``visible``), so the report stays well-formed.
+    head = f'    <testcase classname="tfpolicy" name={quoteattr(visible(file) or "(no file)")}'
     failing = [f for f in findings if _fails(f, fail_on)]
     rest = [f for f in findings if not _fails(f, fail_on)]
     if not findings:

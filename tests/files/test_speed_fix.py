@@ -38,7 +38,7 @@ def real_folders(paths: Iterable[str]) -> set[Path]:
 def test_named_paths_are_told_apart_with_one_stat(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from tfpolicy.errors import TfpolicyError
-    from tfpolicy.files.sources import manifest_files
+    from tfpolicy.files.listing import manifest_files
 
     (tmp_path / "d" / "sub").mkdir(parents=True)
     (tmp_path / "d" / "sub" / "m.yaml").write_text("a: 1\n")

@@ -131,8 +131,8 @@ def test_the_names_of_files_done_are_let_go_of(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """fix and check hand out a folder's names a run at a time and keep none they
     handed out: at the end of a big run only its changed files' records are held."""
+    from tfpolicy.files.listing import manifest_files
     from tfpolicy.files.runner import _batches
-    from tfpolicy.files.sources import manifest_files
 
     for index in range(3 * MANY):
         (tmp_path / f"m-{index:05d}.yaml").touch()

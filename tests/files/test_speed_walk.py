@@ -12,7 +12,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfpolicy.files.sources import MANIFEST_SUFFIXES, manifest_files
+from tfpolicy.files.listing import manifest_files
+from tfpolicy.files.sources import MANIFEST_SUFFIXES
 
 
 def _by_rglob(path: str) -> list[str]:

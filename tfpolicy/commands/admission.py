@@ -33,6 +33,7 @@ from tfpolicy.plan.admission_report import Admitted, admit_all
 from tfpolicy.plan.admission_text import admitted_dict, admitted_text
 from tfpolicy.plan.webhook_inputs import with_hami
 from tfpolicy.policy.model import Policy
+from tfpolicy.render import visible
 
 
 @command("admission")
@@ -57,7 +58,7 @@ def admission(policies: tuple[str, ...], values: str | None, namespaces: str | N
         items = admit_all(docs, webhook, cluster.namespace)
     report = (json.dumps({"workloads": [admitted_dict(i) for i in items],
                           "rejected": _rejected(items)}, indent=2) + "\n"
-              if fmt == "json" else admitted_text(items))
+              if fmt == "json" else visible(admitted_text(items), lines=True))
     if output is not None and output != "-":
         write_admitted(Path(output), items)
     stream = sys.stderr if output == "-" else sys.stdout

@@ -24,6 +24,7 @@ from tfpolicy.findings import has_errors
 from tfpolicy.hosts.appsource import check_links, dependencies, migrate, render
 from tfpolicy.hosts.argocd_settings import settings
 from tfpolicy.hosts.policies import with_stage
+from tfpolicy.render import visible
 from tfpolicy.rewrite.pipeline import Options
 
 _CONTENT = re.compile(r"^(?!#|---|\.\.\.)\S", re.MULTILINE)
@@ -57,7 +58,7 @@ def generate(explain: bool) -> int:
     done = migrate(render(cwd, os.environ, run.render), policies, Options(run.namespace, explain))
     if explain:
         for name, reason in done.skipped:
-            click.echo(f"tfpolicy: skipped {name}: {reason}", err=True)
+            click.echo(visible(f"tfpolicy: skipped {name}: {reason}"), err=True)
     emit_findings(done.findings, "text", err=True)
     if has_errors(done.findings):
         return ExitCode.FINDINGS

@@ -18,7 +18,7 @@ from tfpolicy.errors import ExitCode
 from tfpolicy.files.check_findings import change_findings, trap_findings
 from tfpolicy.files.runner import Rewrite, rewrite_files
 from tfpolicy.findings import Severity, fails
-from tfpolicy.render import MACHINE
+from tfpolicy.render import MACHINE, visible
 
 
 @command("check", HookCommand)
@@ -52,4 +52,6 @@ def _diff(rewrite: Rewrite) -> str:
     before = rewrite.original.splitlines(keepends=True)
     after = rewrite.text.splitlines(keepends=True)
     lines = difflib.unified_diff(before, after, f"a/{rewrite.path}", f"b/{rewrite.path}")
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    # The text as read, but what would act on a terminal rather than show (docs/commands.md).
+    return visible("".join(line if line.endswith("\n") else line + "\n" for line in lines),
+                   lines=True)

@@ -109,7 +109,9 @@ def _internal(exc: Exception, args: list[str]) -> int:
         import traceback  # here: only a bug shows one
 
         traceback.print_exc()
-    print(f"tfpolicy: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    from tfpolicy.render import visible  # here: only a bug or an error needs it
+
+    print(visible(f"tfpolicy: internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
     return ExitCode.INTERNAL
 
 
@@ -156,7 +158,7 @@ def _format(args: list[str]) -> str:
 def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
     from tfpolicy.findings import error_finding  # here: only an error needs them
     from tfpolicy.policy.model import PolicyInvalidError
-    from tfpolicy.render import FORMATS
+    from tfpolicy.render import FORMATS, visible
 
     if isinstance(exc, PolicyInvalidError):  # every violation, in the format asked for
         sys.stderr.write(FORMATS[fmt](exc.findings))
@@ -165,11 +167,13 @@ def _fail(exc: TfpolicyError, fmt: str = "text") -> int:
         sys.stderr.write(FORMATS[fmt]([error_finding(exc.message, exc.file, exc.line,
                                                       exc.column)]))
         return int(exc.exit_code)
+    # The file and the message as every text report shows a name: a file's name cannot
+    # add a line, nor a name quoted in the message act on the terminal.
     text = str(exc)
-    located = exc.file is not None or exc.line is not None
-    if located:
-        where, _, message = text.partition(": ")
-        print(f"{where}: {exc.verdict}: {message}", file=sys.stderr)
+    where = ":".join(str(part) for part in (exc.file, exc.line, exc.column) if part is not None)
+    if where and text.startswith(f"{where}: "):
+        message = visible(text[len(where) + 2:], lines=True)
+        print(f"{visible(where)}: {exc.verdict}: {message}", file=sys.stderr)
     else:
-        print(f"{exc.speaker}: {exc.verdict}: {text}", file=sys.stderr)
+        print(f"{exc.speaker}: {exc.verdict}: {visible(text, lines=True)}", file=sys.stderr)
     return int(exc.exit_code)

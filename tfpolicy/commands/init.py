@@ -18,6 +18,7 @@ from tfpolicy.files.runner import rewrite_files
 from tfpolicy.files.scopes import configured_run
 from tfpolicy.findings import NOT_MIGRATED_RULES, Finding, ResourceRef, Severity
 from tfpolicy.policy.project_config import Given
+from tfpolicy.render import visible
 
 # The hooks of .pre-commit-hooks.yaml a starting repository wants (id, name, entry as
 # declared there): fix migrates, validate keeps the policies sound (check, the read-only
@@ -56,7 +57,7 @@ def init(force: bool, path: str) -> int:
         install_file(target, text.encode(), 0o644, "--force after removing the link")
     click.echo(found_text(found, unmigrated), nl=False)
     for target in targets:
-        click.echo(f"Wrote {target}")
+        click.echo(f"Wrote {visible(str(target))}")
     return ExitCode.OK
 
 
@@ -69,19 +70,21 @@ def reported(findings: list[Finding], found: list[ResourceRef]) -> list[Resource
 
 
 def found_text(found: list[ResourceRef], unmigrated: list[ResourceRef]) -> str:
-    """What was found, one workload a line, sorted."""
+    """What was found, one workload a line, sorted, as every report shows a name."""
     lines = [f"found {len(found)} GPU workloads to migrate"]
-    lines += [f"  {ref}" for ref in found]
+    lines += [f"  {visible(str(ref))}" for ref in found]
     if unmigrated:
         lines.append(f"found {len(unmigrated)} GPU workloads tfpolicy reports but cannot "
                      "migrate (tfpolicy check says why)")
-        lines += [f"  {ref}" for ref in unmigrated]
+        lines += [f"  {visible(str(ref))}" for ref in unmigrated]
     return "\n".join(lines) + "\n"
 
 
 def config_text(found: list[ResourceRef], unmigrated: list[ResourceRef]) -> str:
-    namespaces = sorted({ref.namespace or "(none named)" for ref in found})
-    kinds = sorted({ref.kind for ref in found})
+    """The config written; the manifests' names stay inside its comments (a line feed in a
+    namespace would otherwise start a key of its own)."""
+    namespaces = sorted({visible(ref.namespace) or "(none named)" for ref in found})
+    kinds = sorted({visible(ref.kind) for ref in found})
     return (
         "# The first rung of the migration: TensorFusion takes one replica of each GPU\n"
         "# workload, whole cards. Next rungs: takeover-25, takeover-50, takeover, then a\n"

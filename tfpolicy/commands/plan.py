@@ -44,6 +44,7 @@ from tfpolicy.plan.plan_html import Inputs, as_html
 from tfpolicy.plan.plan_json import as_json
 from tfpolicy.plan.plan_text import as_text
 from tfpolicy.records import replace
+from tfpolicy.render import visible
 
 
 @command("plan")
@@ -118,6 +119,8 @@ def _plan(policies: tuple[str, ...], inventory: str, values: str | None, namespa
         write_step_policies(Path(emit_policies), list(chosen.documents), ladder)
     shown = Inputs(chosen.shown, inventory, values or "", cluster.operator, paths, steps)
     report = as_html(result, shown) if fmt == "html" else _RENDER[fmt](result)
+    if fmt == "text":  # names from the manifests, shown as every text report shows them
+        report = visible(report, lines=True)
     write_report(report, output, "plan", elsewhere="another -o FILE")
     return result
 

@@ -13,7 +13,7 @@ import click
 
 from tfpolicy.files.install import install_file
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
-from tfpolicy.render import FORMATS, MACHINE, junit
+from tfpolicy.render import FORMATS, MACHINE, junit, visible
 
 if TYPE_CHECKING:
     from tfpolicy.files.in_place import Fixed
@@ -35,7 +35,8 @@ def none_found(files: int, paths: tuple[str, ...]) -> None:
     they hold): exit 0 then says the folders were empty, never that their manifests were
     looked at and fine."""
     if not files:
-        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {', '.join(paths)}: "
+        named = ", ".join(visible(path) for path in paths)
+        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {named}: "
                    "nothing to do", err=True)
 
 
@@ -47,14 +48,14 @@ def tell_passed_over(ran: Ran, run: Run, paths: tuple[str, ...]) -> None:
         none_found(ran.files, paths)
     if run.options.explain:
         for path, reason in ran.skipped:
-            click.echo(f"tfpolicy: skipped {path}: {reason}", err=True)
+            click.echo(visible(f"tfpolicy: skipped {path}: {reason}"), err=True)
 
 
 def tell_fixed(fixed: Fixed, run: Run, paths: tuple[str, ...]) -> None:
     """What ``fix`` says once every write is done (so that a closed stdout cannot stop
     it half-way): the files it passed over, each file it rewrote, and the findings."""
     tell_passed_over(fixed.ran, run, paths)
-    click.echo("".join(f"Fixing {name}\n" for name in fixed.written), nl=False)
+    click.echo("".join(f"Fixing {visible(name)}\n" for name in fixed.written), nl=False)
     emit_file_findings(fixed.findings, run.fmt, fixed.checked, err=True,
                        rewritten=fixed.rewritten)
 
@@ -91,7 +92,7 @@ def write_report(report: str, output: str | None, command: str,
         sys.stdout.write(report)
         return
     install_file(Path(output), report.encode(), 0o644, elsewhere=elsewhere)
-    sys.stderr.write(f"{command}: report written to {output}\n")
+    sys.stderr.write(f"{command}: report written to {visible(output)}\n")
 
 
 def watched_progress(command: str) -> Callable[[str], None] | None:
@@ -100,7 +101,7 @@ def watched_progress(command: str) -> Callable[[str], None] | None:
         return None
 
     def tell(what: str) -> None:
-        sys.stderr.write(f"\r\033[K{command}: {what}…")
+        sys.stderr.write(f"\r\033[K{command}: {visible(what)}…")
         sys.stderr.flush()
 
     return tell

@@ -40,6 +40,7 @@ from tfpolicy.recommend.snapshot import (
     OPTIONAL,
     Snapshot,
 )
+from tfpolicy.render import visible
 
 
 @command("recommend")
@@ -107,14 +108,12 @@ def _sized(workloads: list[GpuWorkload], snap: Snapshot,
 def _tell(result: Result) -> None:
     """On stderr: the workloads left out and why, the notes, and each framework setting
     that fits, as a finding to apply."""
-    for workload, reason in sorted(result.left_out):
-        print(f"tfpolicy: [warning] {workload}: left out: {' '.join(reason.split())}",
-              file=sys.stderr)
-    for note in result.notes:
-        print(f"tfpolicy: [warning] {' '.join(note.split())}", file=sys.stderr)
-    for rec in result.recommended:
-        if rec.pool is not None and rec.pool.setting:
-            print(f"tfpolicy: [info] {rec.id}: {rec.pool.setting}", file=sys.stderr)
+    lines = [f"[warning] {workload}: left out: {' '.join(reason.split())}"
+             for workload, reason in sorted(result.left_out)]
+    lines += [f"[warning] {' '.join(note.split())}" for note in result.notes]
+    lines += [f"[info] {rec.id}: {rec.pool.setting}" for rec in result.recommended
+              if rec.pool is not None and rec.pool.setting]
+    sys.stderr.write("".join(f"tfpolicy: {visible(line)}\n" for line in lines))
 
 
 def _settings_line(snap: Snapshot, quantile: float | None, margin: float, qos: str) -> str:

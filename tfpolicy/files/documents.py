@@ -17,7 +17,8 @@ from tfpolicy import yamlio
 from tfpolicy.admission.placeholders import PlaceholderError
 from tfpolicy.edits import Path
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import STDIN, STDIN_NAME, manifest_files, read_text, shown_name
+from tfpolicy.files.listing import manifest_files
+from tfpolicy.files.sources import STDIN, STDIN_NAME, read_text, shown_name
 from tfpolicy.plan.simulate import TooManyPodsError
 from tfpolicy.plan.twice import DefinedTwiceError
 from tfpolicy.plan.units import Document

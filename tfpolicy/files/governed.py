@@ -17,8 +17,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.listing import manifest_files
 from tfpolicy.files.project import lookup
-from tfpolicy.files.sources import MANIFEST_SUFFIXES, manifest_files, read_text
+from tfpolicy.files.sources import MANIFEST_SUFFIXES, read_text
 from tfpolicy.policy.project_config import FILENAME, ProjectConfig
 from tfpolicy.policy.schema import brief
 
@@ -73,11 +74,33 @@ def _names(config: ProjectConfig, policies: set[Path]) -> bool:
 
 
 def _every_config() -> Iterator[ProjectConfig]:
-    """Every config under the working directory (pre-commit runs at the repository root)."""
-    for folder, subfolders, files in os.walk("."):
-        subfolders[:] = sorted(name for name in subfolders if name != ".git")
-        if FILENAME in files and (config := lookup(Path(folder)).config) is not None:
+    """Every config under the working directory (pre-commit runs at the repository root),
+    each folder before its subfolders, these by name, as ``os.walk`` lists them; the
+    folders still to look in are a list, so no depth of nesting reaches Python's
+    recursion limit (``os.walk`` recurses before Python 3.12)."""
+    pending = ["."]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = [(entry.name, _entered(entry)) for entry in listing]
+        except OSError:  # as os.walk: a folder it cannot list is passed over
+            continue
+        if (FILENAME, None) in entries and (config := lookup(Path(folder)).config) is not None:
             yield config
+        below = sorted((name for name, kind in entries if kind and name != ".git"), reverse=True)
+        pending.extend(os.path.join(folder, name) for name in below)
+
+
+def _entered(entry: os.DirEntry[str]) -> bool | None:
+    """A subfolder ``os.walk`` enters (True), a linked folder it lists but does not enter
+    (False), anything else (None)."""
+    try:
+        if entry.is_dir():
+            return not entry.is_symlink()
+    except OSError:
+        pass
+    return None
 
 
 def governed(config: ProjectConfig) -> list[str]:
@@ -94,14 +117,28 @@ def governed(config: ProjectConfig) -> list[str]:
 
 
 def _stopped(folder: str, base: str, memo: dict[str, bool]) -> bool:
-    """Whether a config or a repository between ``base`` and ``folder`` governs it."""
-    if os.path.normpath(folder) == os.path.normpath(base):
-        return False
-    if folder not in memo:
-        own = os.path.isfile(os.path.join(folder, FILENAME))
-        memo[folder] = own or os.path.exists(os.path.join(folder, ".git")) or _stopped(
-            os.path.dirname(folder) or ".", base, memo)
-    return memo[folder]
+    """Whether a config or a repository between ``base`` and ``folder`` governs it: up
+    from ``folder`` to the first folder known, ``base`` or one holding either; each folder
+    passed is answered as that one (a loop, however deep the folder)."""
+    passed = []
+    current, top = folder, os.path.normpath(base)
+    while True:
+        parent = os.path.dirname(current) or "."
+        if os.path.normpath(current) == top or parent == current:
+            answer = False
+            break
+        if current in memo:
+            answer = memo[current]
+            break
+        passed.append(current)
+        if os.path.isfile(os.path.join(current, FILENAME)) or \
+                os.path.exists(os.path.join(current, ".git")):
+            answer = True
+            break
+        current = parent
+    for each in passed:
+        memo[each] = answer
+    return answer
 
 
 def _tracked(base: str) -> list[str] | None:

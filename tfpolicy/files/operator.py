@@ -57,7 +57,8 @@ def operator_found(paths: tuple[str, ...]) -> list[Found]:
     from tfpolicy import yamlio
     from tfpolicy.admission import Found
     from tfpolicy.admission.objects import is_operator_object
-    from tfpolicy.files.sources import manifest_files, read_text, shown_name
+    from tfpolicy.files.listing import manifest_files
+    from tfpolicy.files.sources import read_text, shown_name
     from tfpolicy.rewrite.engine import objects
 
     found = []

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.install import install_file
-from tfpolicy.files.sources import STDIN, manifest_files
+from tfpolicy.files.listing import manifest_files
+from tfpolicy.files.sources import STDIN
 
 if TYPE_CHECKING:  # what apply -o loads stays as small as apply
     from collections.abc import Mapping
@@ -60,11 +61,27 @@ def _refuse_clashes(pairs: list[tuple[str, Path]]) -> None:
 def write_outputs(outputs: list[tuple[Path, bytes]]) -> None:
     for target, data in outputs:
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(target.parent)
         except OSError as exc:
             raise TfpolicyError(f"cannot create folder: {exc.strerror}",
                                 file=str(target.parent)) from None
         install_file(target, data, 0o644)
+
+
+def make_folders(folder: Path) -> None:
+    """``folder`` and every missing folder above it, the highest first: ``mkdir -p`` in
+    a loop (``Path.mkdir(parents=True)`` recurses once per missing folder, and a tree
+    nested a thousand deep would end in RecursionError)."""
+    missing = []
+    while not folder.is_dir() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    for each in reversed(missing):
+        try:
+            each.mkdir()
+        except FileExistsError:
+            if not each.is_dir():
+                raise
 
 
 def write_admitted(folder: Path, items: list[Admitted]) -> None:
@@ -74,7 +91,7 @@ def write_admitted(folder: Path, items: list[Admitted]) -> None:
         raise TfpolicyError("-o: not a directory", file=str(folder))
     writes = {_admitted_target(folder, item): yamlio.dump_documents([item.admission.pod])
               for item in items if item.admission.pod is not None}
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     for path, text in writes.items():
         path.write_text(text, encoding="utf-8")
 
@@ -96,7 +113,7 @@ def write_step_policies(folder: Path, docs: list[Mapping[str, Any]],
 
     if folder.exists() and not folder.is_dir():
         raise TfpolicyError("--emit-policies: not a directory", file=str(folder))
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     for step in plan_steps(docs, ladder):
         header = (f"# tfpolicy plan, step {step.number:02d} ({step.name}): commit this file "
                   "as the migration policy once the previous step is rolled out.\n")

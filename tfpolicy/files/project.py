@@ -7,6 +7,14 @@ root of the repository ArgoCD unpacked), at the user's home, and at a
 filesystem boundary: without those stops a folder outside any repository
 would take a ``.tfpolicy.yaml`` from anywhere above it, up to ``/``.
 
+Nor does it look in, or climb past, a folder where another user could have put
+the file: one every user can write (``/tmp``), or, above the folder it started
+in, one owned by someone but the user, root or the starting folder's owner
+(the pattern git closed for its own configuration after CVE-2022-24765). A
+folder every user can write that has the sticky bit is still read when its
+``.tfpolicy.yaml`` is a file of the user's or of the folder's owner, whom the
+sticky bit leaves the only ones able to replace it.
+
 The file itself, and the policy paths in it, must stay inside its
 repository (the folder with ``.git`` above it, else the file's own folder),
 symlinks resolved: a config is data a repository ships, and must not make
@@ -16,10 +24,12 @@ tfpolicy read the files of whoever runs it. What the text says is
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.sources import confine_refs, inside
+from tfpolicy.files.sources import confine_refs, inside, read_bytes
 from tfpolicy.policy.project_config import (
     FILENAME,
     Configuration,
@@ -59,14 +69,65 @@ def lookup(start: Path, ceiling: Path | None = None) -> Lookup:
     home = _home()
     top = ceiling.resolve() if ceiling is not None else None
     folder = start.resolve()
+    owners = _owners(folder)
     while True:
         candidate = folder / FILENAME
+        planted = _planted(folder, candidate, owners)
+        if planted:
+            return Lookup(None, folder, planted)
         if candidate.is_file():
             return Lookup(load_config(candidate, _root(folder, top, home)), folder, "found")
         reason = _stop(folder, top, home)
         if reason:
             return Lookup(None, folder, reason)
         folder = folder.parent
+
+
+def _owners(start: Path) -> frozenset[int]:
+    """Whose folders the lookup reads: the user's, root's, and those of whoever owns the
+    folder it starts in, which the user chose (a CI job's checkout is often another uid's)."""
+    uid = os.geteuid()
+    try:
+        return frozenset({uid, 0, start.stat().st_uid})
+    except OSError:
+        return frozenset({uid, 0})
+
+
+def _planted(folder: Path, candidate: Path, owners: frozenset[int]) -> str:
+    """Why a ``.tfpolicy.yaml`` in ``folder`` could be another user's doing, and the walk
+    must stop there without reading it (empty: it could not)."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return ""  # gone or unreadable: the walk's other checks say so
+    try:
+        config: os.stat_result | None = candidate.lstat()
+    except OSError:
+        config = None
+    return distrusted(info, config, owners)
+
+
+def distrusted(folder: os.stat_result, config: os.stat_result | None,
+               owners: frozenset[int]) -> str:
+    """Why a folder (its ``stat``; ``config``: its ``.tfpolicy.yaml``'s ``lstat``, None
+    when it has none) could hold a config another user put there: it is writable by every
+    user (with the sticky bit, unless the config is a file of one of ``owners`` or of the
+    folder's owner, the only users then able to replace it), or owned by none of
+    ``owners``. Empty when it could not."""
+    if folder.st_mode & stat.S_IWOTH:
+        if not folder.st_mode & stat.S_ISVTX:
+            return "a folder every user can write, without the sticky bit: not read, " \
+                   "nor anything above it"
+        if config is None:
+            return "a folder every user can write: nothing above it is read"
+        if not stat.S_ISREG(config.st_mode) or config.st_uid not in owners | {folder.st_uid}:
+            return (f"a folder every user can write, and its {FILENAME} is not a file of "
+                    "yours nor of the folder's owner: not read, nor anything above it")
+        return ""
+    if folder.st_uid not in owners:
+        return (f"a folder owned by another user (uid {folder.st_uid}): not read, nor "
+                "anything above it")
+    return ""
 
 
 def _stop(folder: Path, ceiling: Path | None, home: Path | None) -> str:
@@ -121,9 +182,9 @@ def load_config(path: Path, root: Path | None = None) -> ProjectConfig:
         raise TfpolicyError(f"a symlink to a file outside the repository ({top}): a project "
                             "config is read only inside it", file=str(path))
     try:
-        data = path.resolve().read_bytes()
-    except OSError as exc:
-        raise TfpolicyError(f"cannot read: {exc.strerror}", file=str(path)) from None
+        data = read_bytes(str(path.resolve()))  # a regular file, never a FIFO's wait
+    except TfpolicyError as exc:
+        raise TfpolicyError(exc.message, file=str(path)) from None
     config = parse_config(data, path)
     confine_refs(config.policies, path.parent, root or path.parent, str(path))
     for ref in config.operator:  # always a path, never a built-in name

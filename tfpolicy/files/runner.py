@@ -13,9 +13,10 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.files import canary_order
 from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.governed import hook_files
+from tfpolicy.files.listing import manifest_files, named
 from tfpolicy.files.progress import progress
 from tfpolicy.files.scopes import Run, Scope, Unscoped, chart_template
-from tfpolicy.files.sources import STDIN, Seen, manifest_files, read_seen
+from tfpolicy.files.sources import STDIN, Seen, read_seen
 from tfpolicy.findings import Finding
 from tfpolicy.records import Record, replace
 from tfpolicy.rewrite import parallel
@@ -93,8 +94,9 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
             changes.extend(outcome.result.changes)
     shown.close()
     if total and unscoped == total and not run.skip_unconfigured:
-        raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml "
-                            "(none governs the files named)")
+        first, why = skipped[0]  # where the lookup stopped, and why, for the first of them
+        raise TfpolicyError("no policy given: use -p POLICY or a .tfpolicy.yaml (none "
+                            f"governs the files named; for {first}: {why})")
     return Ran(rewrites, findings, changes, skipped, total)
 
 
@@ -102,7 +104,7 @@ def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list
     """The run with a canary rung's order over all each config governs
     (``files.canary_order``), how many files ``paths`` name (folders walked; a hook's
     configs bring in theirs), and runs of them (``_batches``)."""
-    files = list(manifest_files(named(hook_files(named(paths)) if run.hook else paths)))
+    files = list(manifest_files(named(hook_files(named(paths))) if run.hook else named(paths)))
     if STDIN in files:
         raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
     run = canary_order.ordered(run, files)
@@ -160,10 +162,3 @@ def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool)
     rewrite = Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen)
     return _Outcome(rewrite, replace(result, text=""))
 
-
-def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
-    """The files and folders to work on: only those named, never an implicit ``.`` or stdin."""
-    if not paths:
-        hint = "`.` for this folder, `-` for stdin" if stdin else "`.` for this folder"
-        raise TfpolicyError(f"no files named: give files or folders ({hint})")
-    return paths

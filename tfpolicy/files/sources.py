@@ -10,7 +10,6 @@ import os
 import stat
 import struct
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from tfpolicy import yamlio
@@ -37,12 +36,60 @@ def read_text(path: str) -> str:
     """A file's (or stdin's) text, strictly UTF-8 and within the size limit."""
     if path == STDIN:
         return yamlio.decode(_limited(sys.stdin.buffer.read(MAX_FILE_BYTES + 1), path), STDIN_NAME)
+    return yamlio.decode(read_bytes(path), path)
+
+
+def read_bytes(path: str) -> bytes:
+    """A regular file's bytes, within the size limit; anything else is bad input."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        fd, info = open_regular(path)
+        try:
+            return _limited(_read_to_end(fd, info.st_size), path)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
-    return yamlio.decode(_limited(data, path), path)
+
+
+# Opened without waiting: a FIFO's open would wait for a writer, a terminal's for a
+# carrier; on a regular file the flag changes nothing (open(2), O_NONBLOCK).
+_READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+
+
+def open_regular(path: str) -> tuple[int, os.stat_result]:
+    """A descriptor reading ``path``, which must be a regular file (a link to one is), and
+    its ``fstat``.
+
+    A FIFO, a device or a socket named as a manifest, a policy or an operator
+    configuration (by a repository's ``.tfpolicy.yaml`` too) would block a read
+    forever or never end; the type is taken from the open descriptor, so a
+    file swapped for a FIFO after a check cannot slip through. Only a stream the
+    shell handed down by its descriptor's name (``/dev/stdin``, ``/dev/fd/N``) is read.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode) and path.startswith(_HANDED_DOWN):
+        os.set_blocking(fd, True)  # a stream the shell handed down: the user's to give
+        return fd, info
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):  # what reading it would have said
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        kind = _KINDS.get(stat.S_IFMT(info.st_mode), "a special file")
+        raise TfpolicyError(f"not a regular file ({kind}): only regular files are read",
+                            file=path)
+    return fd, info
+
+
+# A descriptor the shell hands down, spelt as the user typed it (``--values /dev/stdin``,
+# ``<(helm get values …)``): never a file a repository holds or a link in it leads to.
+_HANDED_DOWN = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
+_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
 
 class Seen(Record):
@@ -79,9 +126,8 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
     each read, and fix reads every file it is given.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd, info = open_regular(path)
         try:
-            info = os.fstat(fd)
             data = _limited(_read_to_end(fd, info.st_size), path)
         finally:
             os.close(fd)
@@ -95,10 +141,10 @@ def unchanged(path: str, seen: Seen) -> bool:
 
     Size and mtime are taken from the open descriptor whose bytes are then
     hashed (no separate ``stat`` of the path, which another save could follow).
-    Gone, unreadable or over the limit counts as changed.
+    Gone, unreadable, no longer a regular file or over the limit counts as changed.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(path, _READ_FLAGS)
     except OSError:
         return False
     try:
@@ -111,7 +157,7 @@ def unchanged_fd(fd: int, seen: Seen) -> bool:
     """``unchanged`` of a file already open, read from its start; unreadable is changed."""
     try:
         info = os.fstat(fd)
-        if not seen.stamped(info):
+        if not stat.S_ISREG(info.st_mode) or not seen.stamped(info):
             return False
         data = _read_to_end(fd, info.st_size)
     except OSError:
@@ -136,88 +182,6 @@ def _limited(data: bytes, path: str) -> bytes:
     if len(data) > MAX_FILE_BYTES:
         raise TfpolicyError(f"larger than {MAX_FILE_BYTES >> 20} MiB", file=path)
     return data
-
-
-def manifest_files(paths: tuple[str, ...]) -> Iterator[str]:
-    """Files to read, in order: folders walked sorted for YAML/JSON, ``-`` for stdin."""
-    for path in paths or (STDIN,):
-        kind = STDIN if path == STDIN else _kind(path)
-        if kind != "dir":
-            if kind is None:
-                raise TfpolicyError("no such file or directory", file=path)
-            yield path
-            continue
-        root = str(Path(path))  # as Path gives it: "./a/" is "a", "." names its files bare
-        yield from _walk(root, "" if root == "." else root)
-
-
-def _walk(folder: str, shown: str) -> Iterator[str]:
-    """The manifest files under ``folder`` (named ``shown``, "" for "."), each folder's
-    entries by name, depth first: what ``sorted(Path(folder).rglob("*"))`` lists, then
-    filtered, but for hidden folders, which are not entered at all. A linked folder is
-    not entered (rglob's rule), an unreadable one is passed over.
-
-    No Path per entry, nor rglob's directory entry for each (docs/speed.md,
-    "Figures behind the code"). Of a folder, only the name and kind of
-    its manifests and subfolders are held while it is sorted.
-    """
-    try:
-        with os.scandir(folder) as listing:
-            entries = sorted(kept for entry in listing if (kept := _kept(entry)))
-    except PermissionError:
-        return
-    for name, kind in entries:
-        child = os.path.join(shown, name) if shown else name
-        if kind == _FOLDER:
-            yield from _walk(os.path.join(folder, name), child)
-        elif kind == _FILE or _is_file(os.path.join(folder, name)):
-            yield child
-
-
-_FOLDER, _FILE, _LINK = 0, 1, 2  # a link or anything else: stat'ed when its turn comes
-
-
-def _kept(entry: os.DirEntry[str]) -> tuple[str, int] | None:
-    """A subfolder or a manifest, with its kind (from the directory entry, no stat where
-    the file system gives its type); None for what is hidden or not a manifest."""
-    name = entry.name
-    if name.startswith("."):
-        return None
-    if entry.is_dir(follow_symlinks=False):
-        return name, _FOLDER
-    if os.path.splitext(name)[1] not in MANIFEST_SUFFIXES:
-        return None
-    return name, _FILE if entry.is_file(follow_symlinks=False) else _LINK
-
-
-def _is_file(path: str) -> bool:
-    """``Path.is_file``: a link to a regular file is one; a dangling link is not."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError as exc:
-        if exc.errno in _ABSENT:
-            return False
-        raise
-    except ValueError:
-        return False
-
-
-# What Path.exists() and Path.is_dir() take as "not there" rather than an error.
-_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
-
-
-def _kind(path: str) -> str | None:
-    """"dir", "file" (anything else that exists) or None: one stat, where ``Path.is_dir``
-    then ``Path.exists`` made two, and two path objects, for each of thousands of files."""
-    try:
-        mode = os.stat(path or ".").st_mode  # Path("") is "."
-    except OSError as exc:
-        if exc.errno in _ABSENT:
-            return None
-        raise
-    except ValueError:  # a NUL byte in the name
-        return None
-    return "dir" if stat.S_ISDIR(mode) else "file"
 
 
 # The built-in policies, package data beside the code (pyproject's package-data); a path

@@ -10,6 +10,7 @@ spool out once every document went through.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -19,11 +20,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tfpolicy import yamlio
+from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.listing import manifest_files, named
 from tfpolicy.files.outdir import destinations, write_outputs
 from tfpolicy.files.progress import counted
-from tfpolicy.files.runner import named
 from tfpolicy.files.scopes import Run
-from tfpolicy.files.sources import STDIN, manifest_files, shown_name
+from tfpolicy.files.sources import STDIN, open_regular, shown_name
 from tfpolicy.findings import Finding
 from tfpolicy.records import Record
 from tfpolicy.rewrite.pipeline import PIECE_BYTES, StreamOutcome, transform_stream
@@ -128,5 +130,9 @@ def _opened(file: str) -> Iterator[BinaryIO]:
     if file == STDIN:
         yield sys.stdin.buffer
         return
-    with open(file, "rb") as handle:
+    try:
+        fd, _ = open_regular(file)  # a FIFO named would block the stream for ever
+    except OSError as exc:
+        raise TfpolicyError(f"cannot read: {exc.strerror}", file=file) from None
+    with os.fdopen(fd, "rb") as handle:
         yield handle
