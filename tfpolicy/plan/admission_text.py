@@ -7,10 +7,12 @@ from typing import Any
 from tfpolicy.admission import AllocationRequest
 from tfpolicy.plan.admission_report import Admitted
 from tfpolicy.records import asdict
+from tfpolicy.render import visible
 
 
 def admitted_text(items: list[Admitted]) -> str:
-    blocks = ["\n".join(_block(item)) for item in items]
+    """Each line is one line whatever the names in it: their controls are shown as text."""
+    blocks = ["\n".join(visible(line) for line in _block(item)) for item in items]
     rejected = sum(i.admission.rejected for i in items)
     tail = f"{len(items)} pod templates, {rejected} rejected"
     return "\n\n".join([*blocks, tail]) + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfpolicy.plan.plan_json import cost_change
 from tfpolicy.plan.step_reports import Misfit, Plan, Status, StepReport, Summary
+from tfpolicy.render import visible
 from tfpolicy.scheduler import Consolidation, PoolUsage, Usage
 
 _MIB_PER_GIB = 1024
@@ -11,14 +12,15 @@ _SHOWN = 10
 
 
 def as_text(plan: Plan) -> str:
-    """Warnings are printed at the first step that has them (the JSON repeats them per step)."""
+    """Warnings are printed at the first step that has them (the JSON repeats them per step).
+    Each line stays one line whatever the names in it: their controls are shown as text."""
     lines, seen = [_header(plan)], set[str]()
     for step in (plan.start, *plan.steps):
         lines.extend(_step(step, seen))
         seen.update(step.warnings)
     lines.extend(_summary(plan.summary))
     lines.extend(_consolidation(plan.consolidation))
-    return "\n".join(lines) + "\n"
+    return "\n".join(visible(line) for line in lines) + "\n"
 
 
 def _header(plan: Plan) -> str:
