@@ -38,13 +38,25 @@ def validate(fmt: str, discover: bool, hook: bool, policies: tuple[str, ...]) ->
     if discover or hook:
         found, findings = _discovered(policies)
     else:
-        refs, base = _refs(policies)
-        found, findings = check_policy_files(refs, base)
+        found, findings = _named(policies)
     if findings:  # exit 2 is bad input: stdout stays empty, as for every command
         emit_findings(findings, fmt, err=True)
         return ExitCode.INVALID
     click.echo(f"{len(found)} policies valid", err=True)
     return ExitCode.OK
+
+
+def _named(names: tuple[str, ...]) -> tuple[list[Policy], list[Finding]]:
+    """A named .tfpolicy.yaml is validated as a configuration (its schema and the policies
+    it lists), as the hook validates it; every other name must be a policy."""
+    configs = tuple(name for name in names if Path(name).name == FILENAME)
+    found, findings = _discovered(configs) if configs else ([], [])
+    rest = tuple(name for name in names if name not in configs)
+    if rest or not configs:
+        refs, base = _refs(rest)
+        more, problems = check_policy_files(refs, base)
+        found, findings = [*found, *more], [*findings, *problems]
+    return found, findings
 
 
 def _refs(policies: tuple[str, ...]) -> tuple[list[str], Path]:
