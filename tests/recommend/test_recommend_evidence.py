@@ -34,7 +34,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[subprocess.C
     saved = folder / "metrics.json"
     with serving(backfill(evidence_fleet(), folder), folder) as url:
         yield tfpolicy("recommend", "--prometheus", url, "--window", WINDOW, "--end", str(END),
-                       "--step", "10m", "--save-metrics", str(saved), MANIFEST), saved
+                       "--resolution", "10m", "--save-metrics", str(saved), MANIFEST), saved
 
 
 def tfpolicy(*args: str) -> subprocess.CompletedProcess[str]:

@@ -41,7 +41,7 @@ def tfpolicy(*args: str) -> subprocess.CompletedProcess[str]:
 
 def live(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     return tfpolicy("recommend", "--prometheus", url, "--window", WINDOW, "--end", str(END),
-                    "--step", "10m", *extra, MANIFEST)
+                    "--resolution", "10m", *extra, MANIFEST)
 
 
 def limits(text: str) -> dict[str, int]:

@@ -92,7 +92,7 @@ def test_missing_metrics_in_the_window_leave_everything_out(prometheus_url: str)
 def test_a_query_error_from_prometheus_is_one_line(prometheus_url: str) -> None:
     # 1s steps over 30 days: more than 11000 points a series
     result = tfpolicy("recommend", "--prometheus", prometheus_url, "--window", "30d",
-                      "--step", "1s", MANIFESTS)
+                      "--resolution", "1s", MANIFESTS)
     assert result.returncode == 2 and result.stdout == ""
     assert "11000 points" in result.stderr and result.stderr.count("\n") == 1
 
@@ -112,4 +112,4 @@ def test_the_bundled_metrics_file_is_this_fleet(prometheus_url: str) -> None:
     bundled = ROOT / "examples" / "metrics" / "example-fleet-2d.json"
     offline = tfpolicy("recommend", "--metrics", str(bundled), MANIFESTS)
     assert offline.returncode == 0, offline.stderr
-    assert live(prometheus_url, "--step", "10m").stdout == offline.stdout
+    assert live(prometheus_url, "--resolution", "10m").stdout == offline.stdout

@@ -22,6 +22,7 @@ from tfpolicy.commands.options import (
     namespace_option,
     paths_argument,
     policy_option,
+    resolve_flags,
 )
 from tfpolicy.errors import ExitCode, TfpolicyError
 from tfpolicy.files.documents import read_documents
@@ -48,33 +49,42 @@ from tfpolicy.render import visible
 @click.option("--metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="Offline metrics file (MetricsSnapshot JSON) instead of --prometheus.")
 @click.option("--window", default=None, help="History window  [default: 7d]")
-@click.option("--step", default=None, help="Query resolution  [default: 5m]")
+@click.option("--resolution", "step", default=None,
+              help="Prometheus' query resolution  [default: 5m]")
+@click.option("--step", "old_step", default=None, hidden=True)  # the old --resolution
 @click.option("--end", type=float, default=None, help="End of the window, Unix seconds "
               "[default: now].")
 @click.option("--quantile", type=click.FloatRange(0.01, 0.999), default=None,
               help="Target percentile of both resources (default 0.95 compute, 0.98 VRAM).")
-@click.option("--margin", type=click.FloatRange(0.0, 10.0), default=0.15, show_default=True)
+@click.option("--margin", type=click.FloatRange(0.0, 10.0), default=0.15, show_default=True,
+              help="Headroom over the need a limit adds (0.15: 15 %).")
 @click.option("--qos", type=click.Choice(["low", "medium", "high", "critical"]),
               default="medium", show_default=True, help="QoS of templates that name none.")
-@click.option("--min-samples", type=click.IntRange(1), default=60, show_default=True)
+@click.option("--min-samples", type=click.IntRange(1), default=60, show_default=True,
+              help="Fewest samples a workload's series must hold to be sized.")
 @click.option("--timeout", type=click.FloatRange(0.1, 3600), default=30.0, show_default=True,
               help="Seconds per Prometheus query.")
 @click.option("--save-metrics", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --prometheus: also write the answers as an offline metrics file.")
-@namespace_option("default", "Namespace for manifests that name none.")
+@namespace_option(None, "Namespace for manifests that name none [default: namespace: of "
+                 ".tfpolicy.yaml, else default].")
 @policy_option(POLICY_SIZES)
 @paths_argument()
 def recommend_cmd(prometheus: str | None, metrics: str | None, window: str | None,
-                  step: str | None, end: float | None, quantile: float | None, margin: float,
+                  step: str | None, old_step: str | None, end: float | None,
+                  quantile: float | None, margin: float,
                   qos: str, min_samples: int, timeout: float, save_metrics: str | None,
-                  namespace: str, policies: tuple[str, ...], paths: tuple[str, ...]) -> int:
+                  namespace: str | None, policies: tuple[str, ...],
+                  paths: tuple[str, ...]) -> int:
     """Sizes from measured usage, printed as a policy only once it reads back as intended
     and passes its schema."""
     if (prometheus is None) == (metrics is None):
         raise TfpolicyError("give exactly one of --prometheus URL and --metrics FILE")
     if save_metrics is not None and prometheus is None:
         raise TfpolicyError("--save-metrics needs --prometheus")
+    step = step or old_step
     hinted = [dict(d) for d in policy_documents(policies).documents] if policies else []
+    namespace = resolve_flags(policies, namespace).namespace  # the configuration's, as elsewhere
     workloads = gpu_workloads([d.data for d in read_documents(paths)], namespace,
                               hints.frameworks(hinted), hints.sizes(hinted))
     if not workloads:
@@ -119,7 +129,7 @@ def _tell(result: Result) -> None:
 def _settings_line(snap: Snapshot, quantile: float | None, margin: float, qos: str) -> str:
     target = f"target P{quantile * 100:g}" if quantile is not None else \
         "compute P50/P95/P99, VRAM P50/P98/P99"
-    return (f"window {snap.window} ending at {snap.end:.0f}, step {snap.step}; {target}; "
+    return (f"window {snap.window} ending at {snap.end:.0f}, resolution {snap.step}; {target}; "
             f"margin {margin:g}; QoS {qos} where the template names none")
 
 
