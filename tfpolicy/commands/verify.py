@@ -43,6 +43,7 @@ from tfpolicy.files.documents import locating, read_documents
 from tfpolicy.files.gate_metrics import with_gates
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.plan import parse_ladder
+from tfpolicy.promote.rungs import named_rung, target_refs
 from tfpolicy.promote.soak import parse_duration, parse_time
 from tfpolicy.verify import Report, Verdict, verify
 from tfpolicy.verify.report_html import as_html
@@ -59,7 +60,8 @@ EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
 @operator_options
 @steps_option("The enabledReplicas ladder, as given to `tfpolicy plan`.")
 @click.option("--step", type=click.IntRange(min=1), default=None,
-              help="The plan step just rolled out [default: the last one].")
+              help="The plan step just rolled out [default: the rung .tfpolicy.yaml or -p "
+                   "names (takeover-1 is step 1 …), else the last step].")
 @cluster_options("`kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml` output "
                  "(repeatable, - for stdin).", "Run `kubectl get` for the snapshot.")
 @format_option(["text", "json", "html"])
@@ -83,7 +85,8 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     decided = resolve_flags(policies, namespace, operator)
     gates = gate_source(decided.config, prometheus, metrics, save_metrics)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
-    chosen = policy_documents(decided.policies, decided.base)
+    refs, step = _rung(decided.policies, step)
+    chosen = policy_documents(refs, decided.base)
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
     snapshot = live_snapshot(context, has_rollouts(docs)) if live else read_snapshots(snapshots)
@@ -112,8 +115,20 @@ def _taken(latest: str, live: bool) -> datetime:
     return taken
 
 
+def _rung(refs: tuple[str, ...], step: int | None) -> tuple[tuple[str, ...], int | None]:
+    """A rung of the ladder among the policies is a step of ``takeover``: verified as the
+    plan's step (as promote does), and the step asked when ``--step`` is not given."""
+    at = named_rung(refs)
+    if at is None:
+        return refs, step
+    return target_refs(refs, at), at.step if step is None else step
+
+
 def _check_sources(files: tuple[str, ...], live: bool, context: str | None,
                    paths: tuple[str, ...]) -> None:
+    if not paths:
+        raise TfpolicyError("name the manifests the step was applied to (files, "
+                            "folders, or - for stdin): the step's expectations come from them")
     if live == bool(files):
         raise TfpolicyError("give the cluster either as --cluster SNAPSHOT… or as --live")
     if context is not None and not live:

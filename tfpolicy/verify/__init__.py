@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.plan import PlanInput, Step
+from tfpolicy.verify.closest import closest_step
 from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
@@ -22,12 +23,13 @@ from tfpolicy.verify.verdicts import (
     Origin,
     Problem,
     Report,
+    Shows,
     Verdict,
     WorkloadResult,
 )
 from tfpolicy.verify.workloads import check_workloads
 
-__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Snapshot", "StepPlan",
+__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Shows", "Snapshot", "StepPlan",
            "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of", "verify"]
 
 NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
@@ -47,7 +49,7 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
-                  origin_of(snapshot, source))
+                  origin_of(snapshot, source), shows=closest_step(given, planned, workloads))
 
 
 def origin_of(snapshot: Snapshot, source: str) -> Origin:

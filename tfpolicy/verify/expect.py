@@ -30,6 +30,7 @@ from tfpolicy.plan.unit_pods import unit_pods
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
+from tfpolicy.workloads.revisions import carries_template_hash
 
 
 class Expected(Record):
@@ -46,6 +47,8 @@ class Expected(Record):
     error: str = ""  # the webhook rejects its pods
     role: str = ""  # which of its object's templates: see verify.matching
     generate_name: str = ""  # a nameless object's prefix: its run is found in the cluster
+    capped: bool = True  # an enabled-replicas cap bites on its pods (a canary rung moves
+    # the other kinds whole: tfpolicy/stages/canary.py)
 
     @property
     def complete(self) -> bool:
@@ -82,8 +85,15 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
         role = template_role(docs[unit.doc].data, unit.path)
         workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
                                   pods.tensor_fusion, pods.native, request, pods.error, role,
-                                  unit.generate_name))
+                                  unit.generate_name, _capped(unit.kind, templates[unit.key])))
     return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
+
+
+def _capped(kind: str, template: Mapping[str, Any]) -> bool:
+    """Only pods with a ``pod-template-hash`` are counted against the cap
+    (NexusGPU/tensor-fusion internal/webhook/v1/pod_counter.go:30-36)."""
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    return carries_template_hash(kind, labels if isinstance(labels, Mapping) else {})
 
 
 def plan_input(docs: list[Document], policies: list[Mapping[str, Any]], inventory: Inventory,

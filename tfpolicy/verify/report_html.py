@@ -38,7 +38,7 @@ _WHY = {"ready": "every workload and every GPU shows what the plan expects: go o
 
 def as_html(report: Report) -> str:
     data = report_dict(report)
-    body = [_header(data), _cluster(data["cluster"])]
+    body = [_shows(data["shows"]), _header(data), _cluster(data["cluster"])]
     body += [_workload(w) for w in problems_first(data["workloads"], _rank)]
     body.append(_gpus(data["gpus"]))
     body.append(gates_section(data["gates"]))
@@ -46,6 +46,13 @@ def as_html(report: Report) -> str:
             "<meta name=\"viewport\" content=\"width=device-width\">"
             "<title>tfpolicy verify</title><style>" + _STYLE + "</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _shows(shows: dict[str, Any] | None) -> str:
+    if shows is None:
+        return ""
+    return (f"<p id=\"shows\" class=\"wait\" data-step=\"{shows['step']}\"><b>"
+            f"{escape(shows['message'])}</b></p>")
 
 
 def _rank(item: dict[str, Any]) -> int:

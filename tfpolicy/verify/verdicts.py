@@ -86,6 +86,16 @@ class Origin(Record):
     nodes: int = 0  # the GPUNodes it holds
 
 
+class Shows(Record):
+    """The step the cluster's pod counts match better than the step asked
+    (:mod:`tfpolicy.verify.closest`)."""
+
+    number: int  # 0: before the first step
+    name: str
+    off: int  # pods that differ from this step's expectation
+    asked_off: int  # pods that differ from the asked step's
+
+
 class Report(Record):
     step: str  # e.g. "04 takeover-100"
     rollback: str  # the policy that undoes the step
@@ -94,6 +104,7 @@ class Report(Record):
     cluster: tuple[Problem, ...] = ()  # problems of the cluster as a whole
     origin: Origin = Origin()
     gates: tuple[GateResult, ...] = ()  # the rung's gates (docs/gates.md); () when none run
+    shows: Shows | None = None  # the step the cluster matches better than the one asked
 
     @property
     def verdict(self) -> Verdict:
