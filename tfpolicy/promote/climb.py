@@ -56,6 +56,7 @@ class Request(Record):
     summary: str | None
     rollback: bool
     gates: GateSource  # the configuration's gates and where their answers come from
+    hooks: bool = False  # run the repository's commit hooks (promote --run-hooks)
 
 
 class Judged(Record):
@@ -134,7 +135,8 @@ def record_rung(judged: Judged, change: Change) -> tuple[str, Ran]:
                             "working tree")
     stat = git.stat(root)
     if request.commit:
-        done = f"promote: committed {git.commit(root, commit_message(change, judged.report))}"
+        made = git.commit(root, commit_message(change, judged.report), request.hooks)
+        done = f"promote: committed {made}"
     else:
         assert request.patch is not None
         install_file(Path(request.patch), git.diff(root).encode("utf-8"), 0o644)
