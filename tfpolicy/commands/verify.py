@@ -10,7 +10,7 @@ stop, 2 unusable input (docs/verify.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 import click
 
@@ -46,6 +46,7 @@ from tfpolicy.plan import parse_ladder
 from tfpolicy.promote.rungs import named_rung, target_refs
 from tfpolicy.promote.soak import parse_duration, parse_time
 from tfpolicy.verify import Report, Verdict, verify
+from tfpolicy.verify.clock import wall_clock
 from tfpolicy.verify.report_html import as_html
 from tfpolicy.verify.report_render import as_json, as_text
 
@@ -90,12 +91,13 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
     snapshot = live_snapshot(context, has_rollouts(docs)) if live else read_snapshots(snapshots)
+    wall = wall_clock() if live else ""
     fleet = read_inventory(inventory) if inventory else snapshot_fleet(snapshot)
     given = plan_input(docs, chosen, fleet, cluster, ladder, chart_pool=True)
     with locating(kept):
-        report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
+        report = verify(given, step, snapshot, snapshot_source(snapshots, live, context), wall)
     if gates.active:
-        report = with_gates(gates, report, snapshot, _taken(snapshot.latest, live), soak)
+        report = with_gates(gates, report, snapshot, _taken(report.origin.latest), soak)
     write_report(_RENDER[fmt](report), output, "verify")
     return EXIT_CODES[report.verdict]
 
@@ -104,11 +106,10 @@ _RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,
                                               "html": as_html}
 
 
-def _taken(latest: str, live: bool) -> datetime:
-    """When the snapshot was taken: its latest object time; with --live and none, now."""
+def _taken(latest: str) -> datetime:
+    """When the snapshot was taken: its latest object time, bounded (with --live, by the
+    wall clock, which stands in when no object carries a time)."""
     taken = parse_time(latest)
-    if taken is None and live:
-        taken = datetime.now(UTC).replace(microsecond=0)
     if taken is None:
         raise TfpolicyError("the snapshot carries no time (no creation, condition or event "
                             "time): the gates cannot place their window")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from tfpolicy import yamlio
@@ -39,6 +39,7 @@ from tfpolicy.promote.soak import parse_time, ready_ages, unsoaked
 from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
 from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
+from tfpolicy.verify.clock import wall_clock
 
 
 class Request(Record):
@@ -94,9 +95,10 @@ class Judged(Record):
 def judge(request: Request) -> Judged:
     """The repository, clean and at a rung; verify of that rung; the decision."""
     root, config, at, checked = _repository(request)
-    given, snapshot, taken, source = _inputs(request, config, at)
+    given, snapshot, wall, source = _inputs(request, config, at)
     since = parse_time(git.last_change(root, config.path))
-    report = verify(given, at.step, snapshot, source)
+    report = verify(given, at.step, snapshot, source, wall)
+    taken = _taken(report)
     report = with_gates(request.gates, report, snapshot, taken, request.soak, since)
     previous = (None if report.cluster_verdict is Verdict.READY
                 else _previous(given, config, at, snapshot, source))
@@ -169,7 +171,7 @@ def _repository(request: Request) -> tuple[Path, ProjectConfig, Position, Ran]:
 
 
 def _inputs(request: Request, config: ProjectConfig,
-            at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
+            at: Position) -> tuple[PlanInput, Snapshot, str, str]:
     """The plan's input (the rung's policy in place of its name), and the snapshot."""
     chosen = policy_documents(_refs(config, target_refs(config.policies, at)))
     if len(climbing(chosen.documents)) > 1:
@@ -177,11 +179,11 @@ def _inputs(request: Request, config: ProjectConfig,
                            f"ladder ({', '.join(climbing(chosen.documents))}): promote climbs "
                            "one")
     docs = read_documents((request.path,))
-    snapshot, taken = _snapshot(request, has_rollouts(docs))
+    snapshot, wall = _snapshot(request, has_rollouts(docs))
     given = plan_input(docs, chosen, read_inventory(request.inventory), request.cluster,
                        DEFAULT_LADDER, chart_pool=True)
-    return given, snapshot, taken, snapshot_source(request.snapshots, request.live,
-                                                   request.context)
+    return given, snapshot, wall, snapshot_source(request.snapshots, request.live,
+                                                  request.context)
 
 
 def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
@@ -203,19 +205,21 @@ def _would_change(path: str) -> Ran:
     return replace(ran, rewrites=[r for r in ran.rewrites if r.changed])
 
 
-def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
-    """The snapshot and its time: the latest its objects carry; with --live and no time in
-    the objects, the clock when kubectl answered."""
+def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, str]:
+    """The snapshot, and with --live the wall clock when kubectl answered ('' for files)."""
     if request.live:
-        snapshot = live_snapshot(request.context, rollouts)
-        clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
-    else:
-        snapshot, clock = read_snapshots(request.snapshots), None
-    taken = parse_time(snapshot.latest) or clock
+        return live_snapshot(request.context, rollouts), wall_clock()
+    return read_snapshots(request.snapshots), ""
+
+
+def _taken(report: Report) -> datetime:
+    """The snapshot's time: the latest its objects carry, bounded (verify.clock); with
+    --live and no time in the objects, the wall clock."""
+    taken = parse_time(report.origin.latest)
     if taken is None:
         raise RefusedError("the snapshot carries no time (no creation, condition or event "
                            "time): promote cannot tell how long the pods have been ready")
-    return snapshot, taken
+    return taken
 
 
 def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: Snapshot,

@@ -18,6 +18,7 @@ from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.fields import tflops_of, vram_of
 from tfpolicy.records import Record, field
+from tfpolicy.verify.clock import Clock, is_time, label, snapshot_clock
 
 KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
 _TF_GROUP = "tensor-fusion.ai/"
@@ -41,10 +42,16 @@ class Snapshot(Record):
 
     @property
     def latest(self) -> str:
+        """When the snapshot was taken, by its own data (a file's: no wall clock)."""
+        return self.clock().time
+
+    def clock(self, wall: str = "") -> Clock:
         """The latest time its objects carry (creation, events, conditions, the operator's
-        last sync): when the snapshot was taken, at the earliest, by its own data."""
-        times = [t for objs in self.objects.values() for o in objs for t in _times(o)]
-        return max(times, default="")
+        last sync), the outliers set aside (:mod:`tfpolicy.verify.clock`); ``wall``: the
+        wall clock when the snapshot was just taken live."""
+        witnesses = [(label(o), max(times)) for objs in self.objects.values() for o in objs
+                     if (times := [t for t in _times(o) if is_time(t)])]
+        return snapshot_clock(witnesses, wall)
 
 
 def _times(value: Any) -> Iterator[str]:

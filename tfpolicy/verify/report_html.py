@@ -100,7 +100,17 @@ def _origin(origin: dict[str, Any]) -> str:
             f"{escape(origin['source'] or 'given')}</b>, its latest object time "
             f"<b id=\"snapshot-latest\">{escape(latest)}</b>; GPU pools "
             f"<b id=\"snapshot-pools\">{escape(', '.join(origin['pools']) or 'none')}</b>, "
-            f"GPU nodes <b id=\"snapshot-nodes\">{origin['gpuNodes']}</b>.</p>")
+            f"GPU nodes <b id=\"snapshot-nodes\">{origin['gpuNodes']}</b>.</p>"
+            f"{_outliers(origin)}")
+
+
+def _outliers(origin: dict[str, Any]) -> str:
+    times = origin["outlierTimes"]
+    if not times:
+        return ""
+    return (f"<p id=\"snapshot-outliers\" class=\"wait\" data-count=\"{len(times)}\">"
+            f"{len(times)} object times set aside, {escape(origin['outlierRule'])}: "
+            f"{escape(', '.join(times))}</p>")
 
 
 def _cluster(problems: list[dict[str, str]]) -> str:

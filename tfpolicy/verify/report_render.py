@@ -53,7 +53,8 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 def _origin(origin: Origin) -> dict[str, Any]:
     return {"source": origin.source, "latest": origin.latest or None,
-            "pools": list(origin.pools), "gpuNodes": origin.nodes}
+            "pools": list(origin.pools), "gpuNodes": origin.nodes,
+            "outlierTimes": list(origin.outliers), "outlierRule": origin.rule or None}
 
 
 def origin_line(origin: Origin) -> str:
@@ -62,7 +63,15 @@ def origin_line(origin: Origin) -> str:
             else "no time in its objects")
     pools = ", ".join(origin.pools) or "none"
     return (f"snapshot: {origin.source or 'given'}; {when}; GPU pools: {pools}; "
-            f"GPU nodes: {origin.nodes}")
+            f"GPU nodes: {origin.nodes}{outliers_said(origin)}")
+
+
+def outliers_said(origin: Origin) -> str:
+    """The object times not believed, and why (a clock out of line: docs/verify.md)."""
+    if not origin.outliers:
+        return ""
+    shown = ", ".join(origin.outliers[:3]) + (" …" if len(origin.outliers) > 3 else "")
+    return (f"; {len(origin.outliers)} object times set aside, {origin.rule}: {shown}")
 
 
 def shows_line(shows: Shows) -> str:

@@ -81,9 +81,11 @@ class Origin(Record):
     """Where the snapshot comes from, and when, by its own objects (never the clock)."""
 
     source: str = ""  # the snapshot files, or the kubectl context of --live
-    latest: str = ""  # the latest time an object of the snapshot carries ('' when none)
+    latest: str = ""  # the snapshot's time: the latest its objects carry, bounded ('' none)
     pools: tuple[str, ...] = ()  # the GPUPools it holds
     nodes: int = 0  # the GPUNodes it holds
+    outliers: tuple[str, ...] = ()  # object times set aside (tfpolicy.verify.clock)
+    rule: str = ""  # why they were set aside
 
 
 class Shows(Record):
