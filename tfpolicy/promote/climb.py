@@ -40,6 +40,7 @@ from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verd
 from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
 from tfpolicy.verify.clock import wall_clock
+from tfpolicy.verify.expect import step_templates_of
 
 
 class Request(Record):
@@ -99,14 +100,16 @@ def judge(request: Request) -> Judged:
     since = parse_time(git.last_change(root, config.path))
     report = verify(given, at.step, snapshot, source, wall)
     taken = _taken(report)
-    report = with_gates(request.gates, report, snapshot, taken, request.soak, since)
+    same = _same_pods(given, at)
+    report = with_gates(request.gates, report, snapshot, taken, request.soak,
+                        None if same else since)
     previous = (None if report.cluster_verdict is Verdict.READY
                 else _previous(given, config, at, snapshot, source))
     ages = ready_ages(report, snapshot, taken)
     known = [age for age in ages.values() if age is not None]
     decision = promotion_verdict(Evidence(at, report, previous, taken, since,
                                tuple(unsoaked(ages, request.soak)), request.soak,
-                               min(known, default=None)))
+                               min(known, default=None), same))
     planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
     return Judged(request, root, config, at, report, decision, planned, checked)
 
@@ -230,6 +233,14 @@ def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: S
     refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
     before = policy_documents(_refs(config, refs))
     return verify(replace(given, policies=before.documents), None, snapshot, source)
+
+
+def _same_pods(given: PlanInput, at: Position) -> bool:
+    """The rung writes every workload's pod template as the rung before does: a sync of
+    its commit changes no pod, so no snapshot can be newer for it."""
+    if at.step < 2:
+        return False  # the rung before step 01 is the manifests as written: never the same
+    return step_templates_of(given, at.step) == step_templates_of(given, at.step - 1)
 
 
 def _planned(given: PlanInput, number: int) -> StepReport:

@@ -27,6 +27,7 @@ from tfpolicy.plan.ladder import policy_set
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import input_cohort, step_templates
 from tfpolicy.plan.unit_pods import unit_pods
+from tfpolicy.plan.units import Unit
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
@@ -62,15 +63,21 @@ class StepPlan(Record):
     workloads: tuple[Expected, ...]
 
 
-def expect(given: PlanInput, number: int | None) -> StepPlan:
-    """The expectations of step ``number`` (default: the last step of the ladder)."""
+class _Rendered(Record):
+    steps: tuple[Step, ...]
+    index: int  # the step's number
+    given: PlanInput  # with the webhook as run_plan configures it
+    units: tuple[Unit, ...]
+    templates: Mapping[str, Mapping[str, Any]]  # per unit key, its pod template
+
+
+def _rendered(given: PlanInput, number: int | None) -> _Rendered:
     policies = [dict(p) for p in given.policies]
     steps = plan_steps(policies, given.ladder)
     index = len(steps) if number is None else number
     if not 1 <= index <= len(steps):
         raise TfpolicyError(f"--step: {number} is not a step of this plan (1 to {len(steps)})")
-    step = steps[index - 1]
-    documents = step_documents(policies, step)
+    documents = step_documents(policies, steps[index - 1])
     docs = list(given.documents)
     found = input_cohort(docs, policy_set(documents, given.file, given.webhook.resources),
                          given.namespace)
@@ -78,8 +85,22 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
     given = replace(given, webhook=with_hami(given.webhook, loaded.policies))  # as run_plan
     units = gpu_units(docs, loaded, given)
     templates, _ = step_templates(docs, units, found, given.namespace)
+    return _Rendered(tuple(steps), index, given, tuple(units), templates)
+
+
+def step_templates_of(given: PlanInput, number: int) -> dict[str, Mapping[str, Any]]:
+    """Per workload, the pod template step ``number`` writes (promote compares two rungs'
+    to tell a rung that changes no pod, which no sync can show)."""
+    return dict(_rendered(given, number).templates)
+
+
+def expect(given: PlanInput, number: int | None) -> StepPlan:
+    """The expectations of step ``number`` (default: the last step of the ladder)."""
+    rendered = _rendered(given, number)
+    steps, index, given = rendered.steps, rendered.index, rendered.given
+    step, docs, templates = steps[index - 1], list(given.documents), rendered.templates
     workloads = []
-    for unit in units:
+    for unit in rendered.units:
         pods = unit_pods(unit, templates[unit.key], step.number, given.webhook)
         request = next((p for p in pods.pods if p.kind is PodKind.TENSOR_FUSION), None)
         role = template_role(docs[unit.doc].data, unit.path)
