@@ -171,7 +171,8 @@ def test_live_names_the_current_context_it_read(tmp_path: Path) -> None:
     path = f"{tmp_path}{os.pathsep}{os.environ['PATH']}"
     done = _run(*_verify("--live"), path=path)
     assert done.returncode == 75, done.stderr
-    assert done.stdout.splitlines()[1].startswith(
+    snapshot = next(line for line in done.stdout.splitlines() if line.startswith("snapshot: "))
+    assert snapshot.startswith(
         "snapshot: kubectl, its current context (prod-eu-2); its latest object time ")
     assert log.read_text().splitlines()[:2] == [
         "get pods,replicasets,events -A -o yaml",

@@ -119,11 +119,14 @@ def test_chromium_renders_the_verdicts_of_the_json(tmp_path: Path, snapshot: str
     assert len(dom.workloads) == len(report["workloads"])
     for seen, want in zip(dom.workloads, ordered, strict=True):
         _same_workload(seen, want)
-    assert [(g["data-gpu"], g["data-verdict"], g["data-available-tflops"],
+    # The ledger by node, then GPU (the JSON keeps them by name).
+    by_node = sorted(report["gpus"], key=lambda g: (g["node"], g["name"]))
+    assert [(g["data-gpu"], g["data-node"], g["data-verdict"], g["data-available-tflops"],
              g["data-expected-vram"], g["data-partitions"], "off" in str(g.get("class")))
             for g in dom.gpus] == [
-        (g["name"], g["verdict"], f"{g['available']['tflops']:g}", str(g["expected"]["vramMiB"]),
-         str(len(g["partitions"])), g["verdict"] != "ready") for g in report["gpus"]]
+        (g["name"], g["node"], g["verdict"], f"{g['available']['tflops']:g}",
+         str(g["expected"]["vramMiB"]), str(len(g["partitions"])), g["verdict"] != "ready")
+        for g in by_node]
     _screenshot(path, page, tmp_path)
 
 
@@ -143,6 +146,85 @@ def _same_workload(seen: dict[str, Any], want: dict[str, Any]) -> None:
     troubled = {p["subject"]: p["verdict"] for p in want["problems"] if p["subject"] in pods}
     assert {p["data-pod"]: p.get("class") for p in seen["pods"]} == {
         name: troubled.get(name) for name in pods}
+
+
+# In Chromium at 700 pixels: where each name cell breaks its lines, the character before
+# each break (a break inside a word is a letter or digit there), and the page's overflow.
+_BREAKS = """<script>
+const cells = 'section.workload h2, table.pods th, table.pods td:nth-child(4), ' +
+  '#gpus th, #gpus td:nth-child(2), #gpus td:nth-child(7), table.replicasets th';
+const before = [];
+for (const el of document.querySelectorAll(cells)) {
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let top = null, last = '';
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    for (let i = 0; i < n.length; i++) {
+      const range = document.createRange(); range.setStart(n, i); range.setEnd(n, i + 1);
+      const box = range.getClientRects()[0];
+      if (!box || n.data[i] === ' ') { last = n.data[i]; continue; }
+      if (top !== null && box.top > top + 2) before.push(last);
+      top = box.top; last = n.data[i];
+    }
+  }
+}
+document.body.setAttribute('data-breaks', JSON.stringify(before));
+document.body.setAttribute('data-scroll',
+  document.documentElement.scrollWidth - document.documentElement.clientWidth);
+</script></body>"""
+
+
+class _Body(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.attrs: dict[str, str | None] = {}
+        self.counts: list[str] = []
+        self._in_counts = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "body":
+            self.attrs = dict(attrs)
+        if tag == "section":
+            self.counts.append("")
+            self._in_counts = False
+        if tag == "p" and self.counts and not self.counts[-1]:
+            self._in_counts = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "p":
+            self._in_counts = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_counts:
+            self.counts[-1] += data
+
+
+def test_names_wrap_at_their_separators_at_700_pixels(tmp_path: Path) -> None:
+    """Pod, GPU, node and workload names break after - . / (or a list's space), never
+    inside a word; the page does not scroll sideways; the counts say what they count."""
+    path = browser("verify report")
+    examples = ROOT / "examples"
+    subprocess.run([sys.executable, "-m", "tfpolicy.cli", "verify", "-p", "takeover",
+                    "--step", "1", "--inventory", str(examples / "inventory.yaml"),
+                    str(examples / "manifests"), "--cluster",
+                    str(examples / "cluster" / "after-takeover.yaml"), "--format", "html",
+                    "-o", "page.html"], capture_output=True, check=False, cwd=tmp_path)
+    probe = tmp_path / "probe.html"
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    probe.write_text(page.replace("</body>", _BREAKS), encoding="utf-8")
+    done = subprocess.run([path, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--disable-dev-shm-usage", "--window-size=700,1000", "--dump-dom",
+                           probe.as_uri()], capture_output=True, text=True, check=True,
+                          timeout=120)
+    body = _Body()
+    body.feed(done.stdout)
+    breaks = json.loads(str(body.attrs["data-breaks"]))
+    assert len(breaks) > 20  # names do wrap at this width: the check below is not empty
+    assert set(breaks) <= set("-./,; "), sorted(set(breaks))
+    assert body.attrs["data-scroll"] == "0"
+    stop = [c for c in body.counts if c.startswith("TensorFusion pods")]
+    assert stop and all(" in the cluster, " in c and " expected" in c for c in stop)
+    assert any(c.startswith("TensorFusion pods: 1 in the cluster, 0 expected by the step; ")
+               for c in stop)
 
 
 def _screenshot(path: str, page: Path, tmp_path: Path) -> None:

@@ -48,6 +48,9 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
                  "output (repeatable, - for stdin).",
                  "Run `kubectl get` for the snapshot (as verify).")
 @click.option("--commit", "commit", is_flag=True, help="Commit the new rung (one commit).")
+@click.option("--run-hooks", "run_hooks", is_flag=True,
+              help="With --commit: run the repository's commit hooks (core.hooksPath, "
+                   ".git/hooks); by default none runs, nor core.fsmonitor (docs/promote.md).")
 @click.option("--patch", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Leave the new rung uncommitted and write it to FILE as `git diff`.")
 @soak_option("How long every TensorFusion pod must have been ready, and the shortest window "
@@ -61,18 +64,21 @@ _CONTEXT = re.compile(r"^[A-Za-z0-9_.:@/+=][A-Za-z0-9_.:@/+=-]{0,252}$")
                 type=click.Path(exists=True, file_okay=False))
 def promote(inventory: str, values: str | None, namespaces: str | None,
             operator: tuple[str, ...], namespace: str | None, snapshots: tuple[str, ...],
-            live: bool, context: str | None, commit: bool, patch: str | None, min_soak: str,
+            live: bool, context: str | None, commit: bool, run_hooks: bool, patch: str | None,
+            min_soak: str,
             prometheus: str | None, metrics: str | None, save_metrics: str | None,
             summary: str | None, no_rollback: bool, path: str) -> int:
     """One rung per run: judge, say the verdict and its evidence, then write and record
     the rung, each part said as it is done (docs/promote.md)."""
     _check_options(snapshots, live, context, commit, patch)
+    if run_hooks and not commit:
+        raise TfpolicyError("--run-hooks goes with --commit")
     config = find_config(Path(path))
     decided = resolve_config(config, Given(namespace=namespace, operator=operator))
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
     request = Request(path, inventory, cluster, snapshots, live, context, commit, patch,
                       parse_duration(min_soak), summary, not no_rollback,
-                      gate_source(config, prometheus, metrics, save_metrics))
+                      gate_source(config, prometheus, metrics, save_metrics), run_hooks)
     with locating({}):  # an object defined twice at its line, as plan and verify say it
         judged = judge(request)
     none_found(judged.checked.files, (path,))

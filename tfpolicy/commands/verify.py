@@ -10,7 +10,7 @@ stop, 2 unusable input (docs/verify.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 
 import click
 
@@ -43,8 +43,10 @@ from tfpolicy.files.documents import locating, read_documents
 from tfpolicy.files.gate_metrics import with_gates
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.plan import parse_ladder
+from tfpolicy.promote.rungs import named_rung, target_refs
 from tfpolicy.promote.soak import parse_duration, parse_time
 from tfpolicy.verify import Report, Verdict, verify
+from tfpolicy.verify.clock import wall_clock
 from tfpolicy.verify.report_html import as_html
 from tfpolicy.verify.report_render import as_json, as_text
 
@@ -59,7 +61,8 @@ EXIT_CODES = {Verdict.READY: ExitCode.OK, Verdict.WAIT: ExitCode.WAIT,
 @operator_options
 @steps_option("The enabledReplicas ladder, as given to `tfpolicy plan`.")
 @click.option("--step", type=click.IntRange(min=1), default=None,
-              help="The plan step just rolled out [default: the last one].")
+              help="The plan step just rolled out [default: the rung .tfpolicy.yaml or -p "
+                   "names (takeover-1 is step 1 …), else the last step].")
 @cluster_options("`kubectl get pods,replicasets,gpus,gpunodes,gpupools -A -o yaml` output "
                  "(repeatable, - for stdin).", "Run `kubectl get` for the snapshot.")
 @format_option(["text", "json", "html"])
@@ -83,16 +86,18 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     decided = resolve_flags(policies, namespace, operator)
     gates = gate_source(decided.config, prometheus, metrics, save_metrics)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
-    chosen = policy_documents(decided.policies, decided.base)
+    refs, step = _rung(decided.policies, step)
+    chosen = policy_documents(refs, decided.base)
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
     snapshot = live_snapshot(context, has_rollouts(docs)) if live else read_snapshots(snapshots)
+    wall = wall_clock() if live else ""
     fleet = read_inventory(inventory) if inventory else snapshot_fleet(snapshot)
     given = plan_input(docs, chosen, fleet, cluster, ladder, chart_pool=True)
     with locating(kept):
-        report = verify(given, step, snapshot, snapshot_source(snapshots, live, context))
+        report = verify(given, step, snapshot, snapshot_source(snapshots, live, context), wall)
     if gates.active:
-        report = with_gates(gates, report, snapshot, _taken(snapshot.latest, live), soak)
+        report = with_gates(gates, report, snapshot, _taken(report.origin.latest), soak)
     write_report(_RENDER[fmt](report), output, "verify")
     return EXIT_CODES[report.verdict]
 
@@ -101,19 +106,30 @@ _RENDER: dict[str, Callable[[Report], str]] = {"text": as_text, "json": as_json,
                                               "html": as_html}
 
 
-def _taken(latest: str, live: bool) -> datetime:
-    """When the snapshot was taken: its latest object time; with --live and none, now."""
+def _taken(latest: str) -> datetime:
+    """When the snapshot was taken: its latest object time, bounded (with --live, by the
+    wall clock, which stands in when no object carries a time)."""
     taken = parse_time(latest)
-    if taken is None and live:
-        taken = datetime.now(UTC).replace(microsecond=0)
     if taken is None:
         raise TfpolicyError("the snapshot carries no time (no creation, condition or event "
                             "time): the gates cannot place their window")
     return taken
 
 
+def _rung(refs: tuple[str, ...], step: int | None) -> tuple[tuple[str, ...], int | None]:
+    """A rung of the ladder among the policies is a step of ``takeover``: verified as the
+    plan's step (as promote does), and the step asked when ``--step`` is not given."""
+    at = named_rung(refs)
+    if at is None:
+        return refs, step
+    return target_refs(refs, at), at.step if step is None else step
+
+
 def _check_sources(files: tuple[str, ...], live: bool, context: str | None,
                    paths: tuple[str, ...]) -> None:
+    if not paths:
+        raise TfpolicyError("name the manifests the step was applied to (files, "
+                            "folders, or - for stdin): the step's expectations come from them")
     if live == bool(files):
         raise TfpolicyError("give the cluster either as --cluster SNAPSHOT… or as --live")
     if context is not None and not live:

@@ -147,8 +147,10 @@ def _tracked(base: str) -> list[str] | None:
     import subprocess  # here: only a run over a whole tree asks git
 
     try:
+        # core.fsmonitor off: the repository's configuration names no program we run
         done = subprocess.run(["git", "--literal-pathspecs", "-c", "core.quotepath=off",
-                               "ls-files", "-z", "--", base], capture_output=True, check=False)
+                               "-c", "core.fsmonitor=false", "ls-files", "-z", "--", base],
+                              capture_output=True, check=False)
     except OSError:
         return None
     if done.returncode != 0:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from tfpolicy import yamlio
@@ -39,6 +39,8 @@ from tfpolicy.promote.soak import parse_time, ready_ages, unsoaked
 from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
 from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Snapshot, Verdict, verify
+from tfpolicy.verify.clock import wall_clock
+from tfpolicy.verify.expect import step_templates_of
 
 
 class Request(Record):
@@ -56,6 +58,7 @@ class Request(Record):
     summary: str | None
     rollback: bool
     gates: GateSource  # the configuration's gates and where their answers come from
+    hooks: bool = False  # run the repository's commit hooks (promote --run-hooks)
 
 
 class Judged(Record):
@@ -93,17 +96,20 @@ class Judged(Record):
 def judge(request: Request) -> Judged:
     """The repository, clean and at a rung; verify of that rung; the decision."""
     root, config, at, checked = _repository(request)
-    given, snapshot, taken, source = _inputs(request, config, at)
+    given, snapshot, wall, source = _inputs(request, config, at)
     since = parse_time(git.last_change(root, config.path))
-    report = verify(given, at.step, snapshot, source)
-    report = with_gates(request.gates, report, snapshot, taken, request.soak, since)
+    report = verify(given, at.step, snapshot, source, wall)
+    taken = _taken(report)
+    same = _same_pods(given, at)
+    report = with_gates(request.gates, report, snapshot, taken, request.soak,
+                        None if same else since)
     previous = (None if report.cluster_verdict is Verdict.READY
                 else _previous(given, config, at, snapshot, source))
     ages = ready_ages(report, snapshot, taken)
     known = [age for age in ages.values() if age is not None]
     decision = promotion_verdict(Evidence(at, report, previous, taken, since,
                                tuple(unsoaked(ages, request.soak)), request.soak,
-                               min(known, default=None)))
+                               min(known, default=None), same))
     planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
     return Judged(request, root, config, at, report, decision, planned, checked)
 
@@ -134,7 +140,8 @@ def record_rung(judged: Judged, change: Change) -> tuple[str, Ran]:
                             "working tree")
     stat = git.stat(root)
     if request.commit:
-        done = f"promote: committed {git.commit(root, commit_message(change, judged.report))}"
+        made = git.commit(root, commit_message(change, judged.report), request.hooks)
+        done = f"promote: committed {made}"
     else:
         assert request.patch is not None
         install_file(Path(request.patch), git.diff(root).encode("utf-8"), 0o644)
@@ -167,7 +174,7 @@ def _repository(request: Request) -> tuple[Path, ProjectConfig, Position, Ran]:
 
 
 def _inputs(request: Request, config: ProjectConfig,
-            at: Position) -> tuple[PlanInput, Snapshot, datetime, str]:
+            at: Position) -> tuple[PlanInput, Snapshot, str, str]:
     """The plan's input (the rung's policy in place of its name), and the snapshot."""
     chosen = policy_documents(_refs(config, target_refs(config.policies, at)))
     if len(climbing(chosen.documents)) > 1:
@@ -175,11 +182,11 @@ def _inputs(request: Request, config: ProjectConfig,
                            f"ladder ({', '.join(climbing(chosen.documents))}): promote climbs "
                            "one")
     docs = read_documents((request.path,))
-    snapshot, taken = _snapshot(request, has_rollouts(docs))
+    snapshot, wall = _snapshot(request, has_rollouts(docs))
     given = plan_input(docs, chosen, read_inventory(request.inventory), request.cluster,
                        DEFAULT_LADDER, chart_pool=True)
-    return given, snapshot, taken, snapshot_source(request.snapshots, request.live,
-                                                   request.context)
+    return given, snapshot, wall, snapshot_source(request.snapshots, request.live,
+                                                  request.context)
 
 
 def _refs(config: ProjectConfig, refs: tuple[str, ...]) -> tuple[str, ...]:
@@ -201,19 +208,21 @@ def _would_change(path: str) -> Ran:
     return replace(ran, rewrites=[r for r in ran.rewrites if r.changed])
 
 
-def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, datetime]:
-    """The snapshot and its time: the latest its objects carry; with --live and no time in
-    the objects, the clock when kubectl answered."""
+def _snapshot(request: Request, rollouts: bool) -> tuple[Snapshot, str]:
+    """The snapshot, and with --live the wall clock when kubectl answered ('' for files)."""
     if request.live:
-        snapshot = live_snapshot(request.context, rollouts)
-        clock: datetime | None = datetime.now(UTC).replace(microsecond=0)
-    else:
-        snapshot, clock = read_snapshots(request.snapshots), None
-    taken = parse_time(snapshot.latest) or clock
+        return live_snapshot(request.context, rollouts), wall_clock()
+    return read_snapshots(request.snapshots), ""
+
+
+def _taken(report: Report) -> datetime:
+    """The snapshot's time: the latest its objects carry, bounded (verify.clock); with
+    --live and no time in the objects, the wall clock."""
+    taken = parse_time(report.origin.latest)
     if taken is None:
         raise RefusedError("the snapshot carries no time (no creation, condition or event "
                            "time): promote cannot tell how long the pods have been ready")
-    return snapshot, taken
+    return taken
 
 
 def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: Snapshot,
@@ -224,6 +233,14 @@ def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: S
     refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
     before = policy_documents(_refs(config, refs))
     return verify(replace(given, policies=before.documents), None, snapshot, source)
+
+
+def _same_pods(given: PlanInput, at: Position) -> bool:
+    """The rung writes every workload's pod template as the rung before does: a sync of
+    its commit changes no pod, so no snapshot can be newer for it."""
+    if at.step < 2:
+        return False  # the rung before step 01 is the manifests as written: never the same
+    return step_templates_of(given, at.step) == step_templates_of(given, at.step - 1)
 
 
 def _planned(given: PlanInput, number: int) -> StepReport:

@@ -1,5 +1,14 @@
 """The git commands promote runs: fixed argv, no user value before ``--``, run in the
-repository's top folder; only ``git`` is started, and only these verbs."""
+repository's top folder; only ``git`` is started, and only these verbs.
+
+A repository's git configuration can name programs git starts on its own: the
+file-system monitor (``core.fsmonitor``) on ``git status`` and ``git diff``, the hooks
+(under ``core.hooksPath``) on ``git commit``, text conversions (``diff.*.textconv``) in
+a diff. A promotion run by CI must not run them, so every call pins
+``core.fsmonitor=false`` and diffs pass ``--no-textconv``; the commit pins
+``core.hooksPath=/dev/null`` and passes ``--no-verify``, unless ``hooks`` asks for the
+repository's own hooks (``promote --run-hooks``, docs/promote.md).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +21,8 @@ from tfpolicy.promote.rungs import RefusedError
 
 _SECONDS = 60
 _LISTED = 5  # dirty entries named in the refusal
+_PINNED = ("-c", "core.fsmonitor=false")
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 
 def top(folder: Path) -> Path:
@@ -38,17 +49,23 @@ def last_change(root: Path, file: Path) -> str:
 
 
 def stat(root: Path) -> str:
-    return _text(_run(root, "diff", "--stat", "--no-color", "--no-ext-diff"))
+    return _text(_run(root, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv"))
 
 
 def diff(root: Path) -> str:
-    return _text(_run(root, "diff", "--no-color", "--no-ext-diff", "--binary"))
+    return _text(_run(root, "diff", "--no-color", "--no-ext-diff", "--no-textconv",
+                      "--binary"))
 
 
-def commit(root: Path, message: str) -> str:
-    """Every change to tracked files, committed as one; returns the commit's short id."""
+def commit(root: Path, message: str, hooks: bool = False) -> str:
+    """Every change to tracked files, committed as one; returns the commit's short id.
+    ``hooks``: run the repository's commit hooks (else none runs)."""
     _run(root, "add", "--update", "--", ".")
-    _run(root, "commit", "--quiet", "--file=-", stdin=message.encode())
+    if hooks:
+        _run(root, "commit", "--quiet", "--file=-", stdin=message.encode())
+    else:
+        _run(root, *_NO_HOOKS, "commit", "--quiet", "--no-verify", "--file=-",
+             stdin=message.encode())
     return _text(_run(root, "rev-parse", "--short", "HEAD")).strip()
 
 
@@ -58,15 +75,19 @@ def _run(root: Path, *args: str, check: bool = True,
     if program is None:
         raise TfpolicyError("promote: git is not on PATH")
     try:
-        done = subprocess.run([program, *args], cwd=root, input=stdin, capture_output=True,
-                              timeout=_SECONDS, check=False)
+        done = subprocess.run([program, *_PINNED, *args], cwd=root, input=stdin,
+                              capture_output=True, timeout=_SECONDS, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise TfpolicyError(f"promote: git {args[0]} did not run: {exc}") from None
+        raise TfpolicyError(f"promote: git {_verb(args)} did not run: {exc}") from None
     if check and done.returncode != 0:
         error = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise TfpolicyError(f"promote: git {args[0]} failed ({done.returncode}): "
+        raise TfpolicyError(f"promote: git {_verb(args)} failed ({done.returncode}): "
                             f"{error[-1][:200] if error else 'no message'}")
     return done
+
+
+def _verb(args: tuple[str, ...]) -> str:
+    return next(a for i, a in enumerate(args) if a != "-c" and (i == 0 or args[i - 1] != "-c"))
 
 
 def _text(done: subprocess.CompletedProcess[bytes]) -> str:

@@ -78,6 +78,17 @@ def position(refs: Sequence[str]) -> Position:
     return Position(*found[0])
 
 
+def named_rung(refs: Sequence[str]) -> Position | None:
+    """The rung the policies name, if any (``verify`` takes its step from it); several is
+    an error, as for ``promote``."""
+    if not any(ref in LADDER for ref in refs):
+        return None
+    try:
+        return position(refs)
+    except RefusedError as exc:
+        raise TfpolicyError(exc.message) from None
+
+
 def target_refs(refs: Sequence[str], at: Position) -> tuple[str, ...]:
     """The configuration's policies with the rung replaced by the policy it is a step of."""
     return tuple(TARGET if i == at.index else ref for i, ref in enumerate(refs))

@@ -3,6 +3,10 @@
 In this order:
 
 1. a snapshot older than the commit that set the rung cannot show it: wait;
+   unless the rung changes no pod template of the rung before (takeover-1 →
+   takeover-25 on a 4-replica Deployment writes the same cap): then no sync
+   has anything to show, and the cluster shows the rung as it shows the one
+   before;
 2. verify says ready: a failing gate stops, a gate short of data waits
    (docs/gates.md); wait while a TensorFusion pod has been ready for less
    than ``--min-soak``; else advance (done at the last rung);
@@ -20,7 +24,7 @@ from enum import Enum
 
 from tfpolicy.gates import Outcome as GateOutcome
 from tfpolicy.gates.render import reasons, tally
-from tfpolicy.promote.rungs import Position
+from tfpolicy.promote.rungs import LADDER, Position
 from tfpolicy.promote.soak import shown
 from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
@@ -49,11 +53,23 @@ class Evidence(Record):
     young: tuple[str, ...] = ()  # TensorFusion pods ready for less than the minimum
     soak: int = 0  # the minimum, in seconds
     youngest: int | None = None  # the shortest a TensorFusion pod has been ready (None: no pod)
+    same_pods: bool = False  # the rung writes the pod templates of the rung before
 
 
 def promotion_verdict(evidence: Evidence) -> Decision:
+    at = evidence.at
+    if evidence.same_pods and evidence.since is not None and evidence.taken < evidence.since:
+        decision = _decided(evidence)
+        return Decision(decision.outcome, (f"{at.name} changes no pod template of "
+                                           f"{LADDER[at.step - 2]}: the snapshot need not be "
+                                           "newer than its commit", *decision.reasons))
+    return _decided(evidence)
+
+
+def _decided(evidence: Evidence) -> Decision:
     at, report = evidence.at, evidence.report
-    if evidence.since is not None and evidence.taken < evidence.since:
+    if (not evidence.same_pods and evidence.since is not None
+            and evidence.taken < evidence.since):
         return Decision(Outcome.WAIT, (
             f"the snapshot ({_iso(evidence.taken)}) is older than the commit that set "
             f"{at.name} ({_iso(evidence.since)}): it cannot show the rung; take it again "

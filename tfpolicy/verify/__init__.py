@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.plan import PlanInput, Step
+from tfpolicy.verify.closest import closest_step
 from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
@@ -22,20 +23,23 @@ from tfpolicy.verify.verdicts import (
     Origin,
     Problem,
     Report,
+    Shows,
     Verdict,
     WorkloadResult,
 )
 from tfpolicy.verify.workloads import check_workloads
 
-__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Snapshot", "StepPlan",
+__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Shows", "Snapshot", "StepPlan",
            "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of", "verify"]
 
 NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
                "GPUNode or GPU object (install the chart before the takeover step)")
 
 
-def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str = "") -> Report:
-    """``source`` says where the snapshot comes from (its files, or the kubectl context)."""
+def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str = "",
+           wall: str = "") -> Report:
+    """``source`` says where the snapshot comes from (its files, or the kubectl context);
+    ``wall``: the wall clock when it was taken live, which bounds its time."""
     planned = expect(given, step)
     workloads, states = check_workloads(planned.workloads, snapshot)
     requests = {e.key: e.request for e in planned.workloads}
@@ -47,10 +51,10 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
-                  origin_of(snapshot, source))
+                  origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads))
 
 
-def origin_of(snapshot: Snapshot, source: str) -> Origin:
+def origin_of(snapshot: Snapshot, source: str, wall: str = "") -> Origin:
     """Which cluster the snapshot shows: its pools and GPU nodes, as objects or as the GPUs'
     own labels (a dump of GPUs alone names both)."""
     gpus = snapshot.of("GPU")
@@ -58,7 +62,9 @@ def origin_of(snapshot: Snapshot, source: str) -> Origin:
     pools |= {pool for pool in gpu_pools(gpus).values() if pool}
     nodes = {str(n["metadata"]["name"]) for n in snapshot.of("GPUNode")}
     nodes |= {node for node in (_node_of(g) for g in gpus) if node}
-    return Origin(source, snapshot.latest, tuple(sorted(pools)), len(nodes))
+    clock = snapshot.clock(wall)
+    return Origin(source, clock.time, tuple(sorted(pools)), len(nodes), clock.outliers,
+                  clock.rule)
 
 
 def _node_of(gpu: Mapping[str, Any]) -> str:

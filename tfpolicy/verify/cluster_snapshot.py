@@ -9,7 +9,7 @@ ignored, so a wider dump (``kubectl get all``) works too.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from tfpolicy.admission.keys import PERCENT_REQUEST as _PERCENT_REQUEST
@@ -18,6 +18,8 @@ from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.inventory.fields import tflops_of, vram_of
 from tfpolicy.records import Record, field
+from tfpolicy.verify.clock import Clock, is_time, label, snapshot_clock
+from tfpolicy.verify.snapshot_shape import check_kind, check_shape
 
 KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
 _TF_GROUP = "tensor-fusion.ai/"
@@ -41,10 +43,16 @@ class Snapshot(Record):
 
     @property
     def latest(self) -> str:
+        """When the snapshot was taken, by its own data (a file's: no wall clock)."""
+        return self.clock().time
+
+    def clock(self, wall: str = "") -> Clock:
         """The latest time its objects carry (creation, events, conditions, the operator's
-        last sync): when the snapshot was taken, at the earliest, by its own data."""
-        times = [t for objs in self.objects.values() for o in objs for t in _times(o)]
-        return max(times, default="")
+        last sync), the outliers set aside (:mod:`tfpolicy.verify.clock`); ``wall``: the
+        wall clock when the snapshot was just taken live."""
+        witnesses = [(label(o), max(times)) for objs in self.objects.values() for o in objs
+                     if (times := [t for t in _times(o) if is_time(t)])]
+        return snapshot_clock(witnesses, wall)
 
 
 def _times(value: Any) -> Iterator[str]:
@@ -65,6 +73,7 @@ def snapshot_of(documents: list[tuple[str, Any]]) -> Snapshot:
     seen: set[tuple[str, str, str]] = set()
     for file, doc in documents:
         for item in _items(doc, file):
+            _located(check_kind, item, file)
             kind = item.get("kind")
             if kind in found and _in_group(item):
                 _check(item, file)
@@ -108,8 +117,14 @@ def _check(item: Mapping[str, Any], file: str) -> None:
         if not isinstance(item.get(part) or {}, Mapping):
             raise TfpolicyError(f"{item.get('kind')} {meta['name']}: {part} is not a mapping",
                                 file=file)
+    _located(check_shape, item, file)
+    _located(_check_quantities, item, file)
+
+
+def _located(check: Callable[[Mapping[str, Any]], None], item: Mapping[str, Any],
+             file: str) -> None:
     try:
-        _check_quantities(item)
+        check(item)
     except TfpolicyError as exc:
         raise exc.located(file) from None
 

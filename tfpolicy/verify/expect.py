@@ -27,9 +27,11 @@ from tfpolicy.plan.ladder import policy_set
 from tfpolicy.plan.simulate import gpu_units
 from tfpolicy.plan.templates import input_cohort, step_templates
 from tfpolicy.plan.unit_pods import unit_pods
+from tfpolicy.plan.units import Unit
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
+from tfpolicy.workloads.revisions import carries_template_hash
 
 
 class Expected(Record):
@@ -46,6 +48,8 @@ class Expected(Record):
     error: str = ""  # the webhook rejects its pods
     role: str = ""  # which of its object's templates: see verify.matching
     generate_name: str = ""  # a nameless object's prefix: its run is found in the cluster
+    capped: bool = True  # an enabled-replicas cap bites on its pods (a canary rung moves
+    # the other kinds whole: tfpolicy/stages/canary.py)
 
     @property
     def complete(self) -> bool:
@@ -59,15 +63,21 @@ class StepPlan(Record):
     workloads: tuple[Expected, ...]
 
 
-def expect(given: PlanInput, number: int | None) -> StepPlan:
-    """The expectations of step ``number`` (default: the last step of the ladder)."""
+class _Rendered(Record):
+    steps: tuple[Step, ...]
+    index: int  # the step's number
+    given: PlanInput  # with the webhook as run_plan configures it
+    units: tuple[Unit, ...]
+    templates: Mapping[str, Mapping[str, Any]]  # per unit key, its pod template
+
+
+def _rendered(given: PlanInput, number: int | None) -> _Rendered:
     policies = [dict(p) for p in given.policies]
     steps = plan_steps(policies, given.ladder)
     index = len(steps) if number is None else number
     if not 1 <= index <= len(steps):
         raise TfpolicyError(f"--step: {number} is not a step of this plan (1 to {len(steps)})")
-    step = steps[index - 1]
-    documents = step_documents(policies, step)
+    documents = step_documents(policies, steps[index - 1])
     docs = list(given.documents)
     found = input_cohort(docs, policy_set(documents, given.file, given.webhook.resources),
                          given.namespace)
@@ -75,15 +85,36 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
     given = replace(given, webhook=with_hami(given.webhook, loaded.policies))  # as run_plan
     units = gpu_units(docs, loaded, given)
     templates, _ = step_templates(docs, units, found, given.namespace)
+    return _Rendered(tuple(steps), index, given, tuple(units), templates)
+
+
+def step_templates_of(given: PlanInput, number: int) -> dict[str, Mapping[str, Any]]:
+    """Per workload, the pod template step ``number`` writes (promote compares two rungs'
+    to tell a rung that changes no pod, which no sync can show)."""
+    return dict(_rendered(given, number).templates)
+
+
+def expect(given: PlanInput, number: int | None) -> StepPlan:
+    """The expectations of step ``number`` (default: the last step of the ladder)."""
+    rendered = _rendered(given, number)
+    steps, index, given = rendered.steps, rendered.index, rendered.given
+    step, docs, templates = steps[index - 1], list(given.documents), rendered.templates
     workloads = []
-    for unit in units:
+    for unit in rendered.units:
         pods = unit_pods(unit, templates[unit.key], step.number, given.webhook)
         request = next((p for p in pods.pods if p.kind is PodKind.TENSOR_FUSION), None)
         role = template_role(docs[unit.doc].data, unit.path)
         workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
                                   pods.tensor_fusion, pods.native, request, pods.error, role,
-                                  unit.generate_name))
+                                  unit.generate_name, _capped(unit.kind, templates[unit.key])))
     return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
+
+
+def _capped(kind: str, template: Mapping[str, Any]) -> bool:
+    """Only pods with a ``pod-template-hash`` are counted against the cap
+    (NexusGPU/tensor-fusion internal/webhook/v1/pod_counter.go:30-36)."""
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    return carries_template_hash(kind, labels if isinstance(labels, Mapping) else {})
 
 
 def plan_input(docs: list[Document], policies: list[Mapping[str, Any]], inventory: Inventory,

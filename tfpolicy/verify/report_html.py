@@ -9,6 +9,7 @@ from the cluster or the manifests is escaped.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
@@ -21,13 +22,17 @@ from tfpolicy.verify.verdicts import Report
 _STYLE = _PLAN_STYLE + """
 .ready{color:#176d2c}.wait{color:#e8710a}.stop{color:#b00020}
 tr.off td,tr.off th{background:#fde7e9}li.stop{color:#b00020}li.wait{color:#a04e00}
-table.pods td,table.pods th,#gpus td:nth-child(n+7){text-align:left}
-#gpus tr[data-gpu] th,#gpus td:nth-child(n+7),table.pods tr[data-pod] th{overflow-wrap:anywhere}
+table.pods td,table.pods th,#gpus td:nth-child(n+2){text-align:left}
+.name,td.wrap.name{overflow-wrap:break-word;word-break:normal}
+#gpus td,#gpus th{padding:2px 4px}
 section.workload{border-left:4px solid #ccc;padding-left:1em;margin:1em 0}
 section.workload[data-verdict=ready]{border-color:#176d2c}
 section.workload[data-verdict=wait]{border-color:#e8710a}
 section.workload[data-verdict=stop]{border-color:#b00020}
 """ + _GATES_STYLE
+# Where a Kubernetes name may break: after the separators of its parts (pod names are
+# <workload>-<hash>-<suffix>, GPUs <node>-<index>, workloads Kind/namespace/name).
+_SEPARATOR = re.compile(r"([-./])")
 _RANK = {"stop": 2, "wait": 1, "ready": 0}
 _GATE_RANK = {"stop": "stop", "wait": "wait", "pass": "ready"}  # a gate that passes is ready
 _WHY = {"ready": "every workload and every GPU shows what the plan expects: go on with the "
@@ -38,7 +43,7 @@ _WHY = {"ready": "every workload and every GPU shows what the plan expects: go o
 
 def as_html(report: Report) -> str:
     data = report_dict(report)
-    body = [_header(data), _cluster(data["cluster"])]
+    body = [_shows(data["shows"]), _header(data), _cluster(data["cluster"])]
     body += [_workload(w) for w in problems_first(data["workloads"], _rank)]
     body.append(_gpus(data["gpus"]))
     body.append(gates_section(data["gates"]))
@@ -46,6 +51,20 @@ def as_html(report: Report) -> str:
             "<meta name=\"viewport\" content=\"width=device-width\">"
             "<title>tfpolicy verify</title><style>" + _STYLE + "</style></head><body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _shows(shows: dict[str, Any] | None) -> str:
+    if shows is None:
+        return ""
+    return (f"<p id=\"shows\" class=\"wait\" data-step=\"{shows['step']}\"><b>"
+            f"{escape(shows['message'])}</b></p>")
+
+
+def _name(text: str) -> str:
+    """A name, escaped, that wraps after its separators rather than inside its words: a
+    ``<wbr>`` after each, and the ``name`` class that breaks a word only when one part is
+    wider than its cell."""
+    return _SEPARATOR.sub(r"\1<wbr>", escape(text))
 
 
 def _rank(item: dict[str, Any]) -> int:
@@ -81,7 +100,17 @@ def _origin(origin: dict[str, Any]) -> str:
             f"{escape(origin['source'] or 'given')}</b>, its latest object time "
             f"<b id=\"snapshot-latest\">{escape(latest)}</b>; GPU pools "
             f"<b id=\"snapshot-pools\">{escape(', '.join(origin['pools']) or 'none')}</b>, "
-            f"GPU nodes <b id=\"snapshot-nodes\">{origin['gpuNodes']}</b>.</p>")
+            f"GPU nodes <b id=\"snapshot-nodes\">{origin['gpuNodes']}</b>.</p>"
+            f"{_outliers(origin)}")
+
+
+def _outliers(origin: dict[str, Any]) -> str:
+    times = origin["outlierTimes"]
+    if not times:
+        return ""
+    return (f"<p id=\"snapshot-outliers\" class=\"wait\" data-count=\"{len(times)}\">"
+            f"{len(times)} object times set aside, {escape(origin['outlierRule'])}: "
+            f"{escape(', '.join(times))}</p>")
 
 
 def _cluster(problems: list[dict[str, str]]) -> str:
@@ -94,7 +123,8 @@ def _problems(problems: list[dict[str, str]]) -> str:
     if not problems:
         return ""
     items = "".join(f"<li class=\"{p['verdict']}\" data-verdict=\"{p['verdict']}\">"
-                    f"{p['verdict']}: <b>{escape(p['subject'])}</b>: {escape(p['message'])}</li>"
+                    f"{p['verdict']}: <b class=\"name\">{_name(p['subject'])}</b>: "
+                    f"{escape(p['message'])}</li>"
                     for p in problems)
     return f"<ul class=\"problems\">{items}</ul>"
 
@@ -102,12 +132,14 @@ def _problems(problems: list[dict[str, str]]) -> str:
 def _workload(w: dict[str, Any]) -> str:
     tf, native = w["tensorFusionPods"], w["nativePods"]
     pods = {p["name"] for p in w["pods"]}  # their problems are in the pods' table
-    counts = (f"<p>TensorFusion pods <span data-k=\"tf-seen\">{tf['seen']}</span> of "
-              f"<span data-k=\"tf-expected\">{tf['expected']}</span>, native pods "
-              f"<span data-k=\"native-seen\">{native['seen']}</span> of "
-              f"<span data-k=\"native-expected\">{native['expected']}</span></p>")
+    counts = (f"<p class=\"counts\">TensorFusion pods: <span data-k=\"tf-seen\">"
+              f"{tf['seen']}</span> in the cluster, <span data-k=\"tf-expected\">{tf['expected']}"
+              f"</span> expected by the step; native pods: <span data-k=\"native-seen\">"
+              f"{native['seen']}</span> in the cluster, <span data-k=\"native-expected\">"
+              f"{native['expected']}</span> expected</p>")
     return (f"<section class=\"workload\" data-workload=\"{escape(w['workload'])}\" "
-            f"data-verdict=\"{w['verdict']}\"><h2>{escape(w['workload'])}: "
+            f"data-verdict=\"{w['verdict']}\"><h2><span class=\"name\">"
+            f"{_name(w['workload'])}</span>: "
             f"<span class=\"{w['verdict']}\">{w['verdict']}</span></h2>{counts}"
             f"{_problems([p for p in w['problems'] if p['subject'] not in pods])}"
             f"{_pods(w['pods'], w['problems'])}"
@@ -124,10 +156,11 @@ def _pods(pods: list[dict[str, Any]], problems: list[dict[str, str]]) -> str:
         problem = why.get(pod["name"])
         css = f" class=\"{problem['verdict']}\"" if problem else ""
         rows.append(f"<tr data-pod=\"{escape(pod['name'])}\" data-kind=\"{kind}\" "
-                    f"data-status=\"{escape(pod['status'])}\"{css}><th>{escape(pod['name'])}</th>"
+                    f"data-status=\"{escape(pod['status'])}\"{css}><th class=\"name\">"
+                    f"{_name(pod['name'])}</th>"
                     f"<td>{'TensorFusion' if pod['tensorFusion'] else 'native'}</td>"
-                    f"<td>{escape(pod['status'])}</td><td class=\"wrap\">"
-                    f"{escape(', '.join(pod['gpus']))}</td><td class=\"wrap\">"
+                    f"<td>{escape(pod['status'])}</td><td class=\"wrap name\">"
+                    f"{_name(', '.join(pod['gpus']))}</td><td class=\"wrap\">"
                     f"{escape(problem['message']) if problem else ''}</td></tr>")
     return ("<table class=\"pods\"><tr><th>pod</th><th>kind</th><th>status</th><th>GPUs</th>"
             "<th>reason</th></tr>" + "".join(rows) + "</table>")
@@ -140,7 +173,7 @@ def _replicasets(sets: list[dict[str, Any]]) -> str:
     for r in sets:
         off = " class=\"off\"" if r["replicas"] and r["role"] == "old" else ""
         rows.append(f"<tr data-replicaset=\"{escape(r['name'])}\" data-replicas=\"{r['replicas']}\""
-                    f" data-role=\"{r['role']}\"{off}><th>{escape(r['name'])}</th>"
+                    f" data-role=\"{r['role']}\"{off}><th class=\"name\">{_name(r['name'])}</th>"
                     f"<td>revision {r['revision']}</td><td>{r['replicas']} pods</td>"
                     f"<td>{r['role']}</td></tr>")
     return f"<h3>ReplicaSets</h3><table class=\"replicasets\">{''.join(rows)}</table>"
@@ -148,22 +181,24 @@ def _replicasets(sets: list[dict[str, Any]]) -> str:
 
 def _gpus(gpus: list[dict[str, Any]]) -> str:
     rows = []
-    for g in gpus:
+    for g in sorted(gpus, key=lambda g: (g["node"], g["name"])):
         has, want = g["available"], g["expected"]
         css = " class=\"off\"" if g["verdict"] != "ready" else ""
-        rows.append(f"<tr data-gpu=\"{escape(g['name'])}\" data-verdict=\"{g['verdict']}\" "
+        rows.append(f"<tr data-gpu=\"{escape(g['name'])}\" data-node=\"{escape(g['node'])}\" "
+                    f"data-verdict=\"{g['verdict']}\" "
                     f"data-available-tflops=\"{has['tflops']:g}\" "
                     f"data-expected-tflops=\"{want['tflops']:g}\" "
                     f"data-available-vram=\"{has['vramMiB']}\" "
                     f"data-expected-vram=\"{want['vramMiB']}\" "
                     f"data-partitions=\"{len(g['partitions'])}\"{css}>"
-                    f"<th>{escape(g['name'])}</th><td>{escape(g['node'])}</td>"
+                    f"<th class=\"name\">{_name(g['name'])}</th><td class=\"name\">"
+                    f"{_name(g['node'])}</td>"
                     f"<td>{has['tflops']:g}</td><td>{want['tflops']:g}</td>"
                     f"<td>{has['vramMiB']}</td><td>{want['vramMiB']}</td>"
-                    f"<td>{escape(', '.join(g['pods']))}</td>"
-                    f"<td>{escape('; '.join(g['partitions']))}</td>"
+                    f"<td class=\"name\">{_name(', '.join(g['pods']))}</td>"
+                    f"<td class=\"name\">{_name('; '.join(g['partitions']))}</td>"
                     f"<td>{escape(g['message'] or '')}</td></tr>")
-    return ("<h2>GPU ledger: the cluster against the plan</h2><table id=\"gpus\"><tr><th>GPU</th>"
-            "<th>node</th><th>TFLOPS available</th><th>plan</th><th>VRAM MiB available</th>"
-            "<th>plan</th><th>pods</th><th>partitions</th><th>why</th></tr>" + "".join(rows)
-            + "</table>")
+    return ("<h2>GPU ledger: the cluster against the plan, by node</h2><table id=\"gpus\">"
+            "<tr><th>GPU</th><th>node</th><th>TFLOPS available</th><th>plan</th>"
+            "<th>VRAM MiB available</th><th>plan</th><th>pods</th><th>partitions</th>"
+            "<th>why</th></tr>" + "".join(rows) + "</table>")

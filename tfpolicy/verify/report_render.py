@@ -13,7 +13,15 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from tfpolicy.gates.render import gate_dict, text_lines
-from tfpolicy.verify.verdicts import GpuResult, Origin, Problem, Report, Verdict, WorkloadResult
+from tfpolicy.verify.verdicts import (
+    GpuResult,
+    Origin,
+    Problem,
+    Report,
+    Shows,
+    Verdict,
+    WorkloadResult,
+)
 
 API_VERSION = "tfpolicy.dev/v1alpha1"
 T = TypeVar("T")
@@ -33,6 +41,10 @@ def report_dict(report: Report) -> dict[str, Any]:
     return {"apiVersion": API_VERSION, "kind": "Verification", "step": report.step,
             "verdict": report.verdict.word, "rollback": report.rollback if stop else None,
             "snapshot": _origin(report.origin),
+            "shows": None if report.shows is None else {
+                "step": report.shows.number, "name": report.shows.name,
+                "podsOff": report.shows.off, "askedPodsOff": report.shows.asked_off,
+                "message": shows_line(report.shows)},
             "cluster": [_problem(p) for p in report.cluster],
             "workloads": [_workload(w) for w in report.workloads],
             "gpus": [_gpu(g) for g in report.gpus],
@@ -41,7 +53,8 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 def _origin(origin: Origin) -> dict[str, Any]:
     return {"source": origin.source, "latest": origin.latest or None,
-            "pools": list(origin.pools), "gpuNodes": origin.nodes}
+            "pools": list(origin.pools), "gpuNodes": origin.nodes,
+            "outlierTimes": list(origin.outliers), "outlierRule": origin.rule or None}
 
 
 def origin_line(origin: Origin) -> str:
@@ -50,7 +63,26 @@ def origin_line(origin: Origin) -> str:
             else "no time in its objects")
     pools = ", ".join(origin.pools) or "none"
     return (f"snapshot: {origin.source or 'given'}; {when}; GPU pools: {pools}; "
-            f"GPU nodes: {origin.nodes}")
+            f"GPU nodes: {origin.nodes}{outliers_said(origin)}")
+
+
+def outliers_said(origin: Origin) -> str:
+    """The object times not believed, and why (a clock out of line: docs/verify.md)."""
+    if not origin.outliers:
+        return ""
+    shown = ", ".join(origin.outliers[:3]) + (" …" if len(origin.outliers) > 3 else "")
+    return (f"; {len(origin.outliers)} object times set aside, {origin.rule}: {shown}")
+
+
+def shows_line(shows: Shows) -> str:
+    """Said before any verdict: the step asked may not be the step the cluster is at."""
+    counts = (f"{shows.off} pods differ from it against {shows.asked_off} from the step "
+              "asked")
+    if shows.number == 0:
+        return (f"the cluster shows no step taken yet, every GPU pod native ({counts}): "
+                "is the step synced?")
+    return (f"the cluster shows step {shows.number:02d} {shows.name} ({counts}); did you "
+            f"mean --step {shows.number}?")
 
 
 def problems_first(workloads: Iterable[T], verdict: Callable[[T], int]) -> list[T]:
@@ -95,7 +127,8 @@ def _says(report: Report) -> str:
 def as_text(report: Report) -> str:
     says = _says(report) + (f": apply {report.rollback}"
                             if report.verdict is Verdict.STOP else "")
-    lines = [f"verify step {report.step}: {says}", origin_line(report.origin), ""]
+    lines = [] if report.shows is None else [shows_line(report.shows)]
+    lines += [f"verify step {report.step}: {says}", origin_line(report.origin), ""]
     lines += [f"cluster: {p.verdict.word}: {p.message}" for p in report.cluster]
     for result in problems_first(report.workloads, lambda w: w.verdict):
         lines.append(f"{result.workload}: {result.verdict.word} (TensorFusion pods "

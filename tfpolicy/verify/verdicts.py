@@ -81,9 +81,21 @@ class Origin(Record):
     """Where the snapshot comes from, and when, by its own objects (never the clock)."""
 
     source: str = ""  # the snapshot files, or the kubectl context of --live
-    latest: str = ""  # the latest time an object of the snapshot carries ('' when none)
+    latest: str = ""  # the snapshot's time: the latest its objects carry, bounded ('' none)
     pools: tuple[str, ...] = ()  # the GPUPools it holds
     nodes: int = 0  # the GPUNodes it holds
+    outliers: tuple[str, ...] = ()  # object times set aside (tfpolicy.verify.clock)
+    rule: str = ""  # why they were set aside
+
+
+class Shows(Record):
+    """The step the cluster's pod counts match better than the step asked
+    (:mod:`tfpolicy.verify.closest`)."""
+
+    number: int  # 0: before the first step
+    name: str
+    off: int  # pods that differ from this step's expectation
+    asked_off: int  # pods that differ from the asked step's
 
 
 class Report(Record):
@@ -94,6 +106,7 @@ class Report(Record):
     cluster: tuple[Problem, ...] = ()  # problems of the cluster as a whole
     origin: Origin = Origin()
     gates: tuple[GateResult, ...] = ()  # the rung's gates (docs/gates.md); () when none run
+    shows: Shows | None = None  # the step the cluster matches better than the one asked
 
     @property
     def verdict(self) -> Verdict:

@@ -169,8 +169,11 @@ def _creators(expected: Expected, snapshot: Snapshot) -> list[tuple[str, str]]:
 
 def _counts(expected: Expected, tf: int, native: int, known: list[Problem]) -> list[Problem]:
     if tf > expected.tensor_fusion:
+        why = ("the enabled-replicas cap did not hold" if expected.capped else
+               f"a {expected.kind} gets no enabled-replicas cap: a rung moves it whole, and "
+               "this step does not move it")
         return [Problem(Verdict.STOP, expected.key, f"{tf} TensorFusion pods, the plan expects "
-                        f"{expected.tensor_fusion}: the enabled-replicas cap did not hold")]
+                        f"{expected.tensor_fusion}: {why}")]
     if tf < expected.tensor_fusion and not known:
         return [Problem(Verdict.WAIT, expected.key, f"{tf} of {expected.tensor_fusion} "
                         "TensorFusion pods so far: the rollout is in progress")]
