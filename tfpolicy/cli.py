@@ -38,11 +38,12 @@ def help_text() -> str:
 
     options = [("--version", table.VERSION_HELP), ("--traceback", table.TRACEBACK_HELP),
                ("-h, --help", table.HELP_HELP)]
-    widest = max(len(name) for name in table.COMMANDS)
-    commands = [(name, _short(table.SUMMARIES[name], _HELP_WIDTH - 6 - widest))
-                for name in sorted(table.COMMANDS)]
+    limit = _HELP_WIDTH - 6 - max(len(name) for name in table.COMMANDS)
+    sections = "".join(
+        f"\n{title}:\n" + _rows([(name, _short(table.SUMMARIES[name], limit)) for name in names])
+        for title, names in table.SECTIONS)
     return (f"Usage: tfpolicy [OPTIONS] COMMAND [ARGS]...\n\n  {table.GROUP_HELP}\n\n"
-            f"Options:\n{_rows(options)}\nCommands:\n{_rows(commands)}")
+            f"Options:\n{_rows(options)}{sections}")
 
 
 _HELP_WIDTH = 78  # click's: the terminal's width less 2, at most 78

@@ -27,6 +27,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "promote": ("promote", "promote"),
 }
 
+# The commands listed by the order of the work (docs/commands.md): what starts a migration,
+# what each rung runs, the loop between rungs, and the hosts' entry points last.
+SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Start", ("init", "gpus", "validate")),
+    ("Each rung", ("plan", "fix", "check", "apply", "admission")),
+    ("Between rungs", ("verify", "promote", "recommend")),
+    ("Run by hosts (kpt, kustomize, Argo CD)", ("krm", "kustomize", "argocd")),
+)
+
 # Said in every engine command's help: nothing is read or rewritten that was not named.
 _PATHS = ("PATHS are files and folders (walked for .yaml, .yml and .json); only what is "
           "named is read, so name `.` for this folder, and `-` for stdin (apply only). No "
@@ -65,8 +74,9 @@ HELP: dict[str, str] = {
     "recommend": "Right-size GPU workloads from their measured usage (TensorFusion's "
                  "recommender).",
     "validate": "Validate policy files (default: the policies of .tfpolicy.yaml).",
-    "verify": "Check that the last plan step took effect in the cluster, and that its gates "
-              "(the application's own metrics) hold: ready, wait or stop.\n\nExit 0 ready, "
+    "verify": "Check that a plan step (the rung .tfpolicy.yaml names) took effect in the "
+              "cluster, and that its gates (the application's own metrics) hold: ready, wait "
+              "or stop.\n\nExit 0 ready, "
               "75 wait (verify again later), 1 stop (roll back with the policy the report "
               "names), 2 unusable input. See docs/verify.md and docs/gates.md.",
 }

@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import ROOT
 from tfpolicy import yamlio
 from tfpolicy.cli import COMMANDS, HELP, SUMMARIES, cli
+from tfpolicy.command_table import SECTIONS
 from tfpolicy.files.sources import builtin_policies
 from tfpolicy.policy import known, schema
 
@@ -92,16 +93,23 @@ def test_a_command_imports_no_other_command() -> None:
 
 
 @pytest.mark.parametrize("width", [50, 60, 78, 100, 140])
-def test_the_listing_of_summaries_is_the_one_the_commands_give(width: str) -> None:
+def test_the_listing_of_summaries_is_the_one_the_commands_give(width: int) -> None:
+    """The listing, written from the summaries, shortens each as the command's own help
+    would be shortened (imported here), in the sections' order."""
     ctx = click.Context(cli, info_name="tfpolicy")
-
-    def listing(method: object) -> str:
-        formatter = click.HelpFormatter(width=width)
-        method(ctx, formatter)  # type: ignore[operator]
-        return formatter.getvalue()
-
-    eager = listing(lambda c, f: click.Group.format_commands(cli, c, f))  # imports each
-    assert listing(cli.format_commands) == eager
+    formatter = click.HelpFormatter(width=width)
+    cli.format_commands(ctx, formatter)
+    limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+    expected = click.HelpFormatter(width=width)
+    for title, names in SECTIONS:
+        rows = []
+        for name in names:
+            command = cli.get_command(ctx, name)  # imports it
+            assert command is not None
+            rows.append((name, command.get_short_help_str(limit)))
+        with expected.section(title):
+            expected.write_dl(rows)
+    assert formatter.getvalue() == expected.getvalue()
     assert set(SUMMARIES) == set(COMMANDS)
 
 
@@ -266,3 +274,11 @@ def test_the_digest_is_sha256_whichever_implementation_gives_it() -> None:
             "after = [digest.sha256(d).hex() for d in data]\n"
             "print(before == after == [hashlib.sha256(d).hexdigest() for d in data])")
     assert _in_child(code) == ["True"]
+
+
+def test_the_help_lists_every_command_once_by_the_order_of_the_work() -> None:
+    from tfpolicy import command_table
+
+    listed = [name for _, names in command_table.SECTIONS for name in names]
+    assert sorted(listed) == sorted(command_table.COMMANDS)
+    assert listed[0] == "init" and listed[-3:] == ["krm", "kustomize", "argocd"]

@@ -19,6 +19,7 @@ from tfpolicy import version_line
 from tfpolicy.command_table import (
     COMMANDS,
     GROUP_HELP,
+    SECTIONS,
     SUMMARIES,
     TRACEBACK_HELP,
     VERSION_HELP,
@@ -43,12 +44,13 @@ class _Group(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """click's own listing, each command read from its summary rather than imported."""
-        names = self.list_commands(ctx)
-        limit = formatter.width - 6 - max(len(name) for name in names)
-        rows = [(name, self._listed(ctx, name).get_short_help_str(limit)) for name in names]
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
+        """click's own listing, by the order of the work (``SECTIONS``), each command read
+        from its summary rather than imported."""
+        limit = formatter.width - 6 - max(len(name) for name in self.list_commands(ctx))
+        for title, names in SECTIONS:
+            rows = [(name, self._listed(ctx, name).get_short_help_str(limit)) for name in names]
+            with formatter.section(title):
+                formatter.write_dl(rows)
 
     def _listed(self, ctx: click.Context, name: str) -> click.Command:
         if name in SUMMARIES:
