@@ -10,6 +10,7 @@ from tfpolicy.commands.options import (
     engine_options,
     engine_run,
     fail_on_option,
+    hook_options,
     jobs_option,
     paths_argument,
 )
@@ -23,6 +24,7 @@ from tfpolicy.render import MACHINE, visible
 
 @command("check", HookCommand)
 @engine_options
+@hook_options
 @jobs_option
 @fail_on_option
 @click.option("--diff", "show_diff", is_flag=True,

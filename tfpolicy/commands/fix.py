@@ -12,6 +12,7 @@ from tfpolicy.commands.options import (
     engine_options,
     engine_run,
     fail_on_option,
+    hook_options,
     jobs_option,
     paths_argument,
 )
@@ -23,6 +24,7 @@ from tfpolicy.findings import Severity, fails
 
 @command("fix", HookCommand)
 @engine_options
+@hook_options
 @fail_on_option
 @jobs_option
 # Plain strings: ``click.Path`` stats every name it is given, thousands from a hook, and

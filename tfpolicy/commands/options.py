@@ -199,9 +199,14 @@ def engine_options(func: F) -> F:
         explain_option("Say why each GPU workload was not selected, and each file skipped."),
         click.option("-q", "--quiet", is_flag=True, expose_value=False,
                      callback=_in_context(_QUIET),
-                     help="No progress on stderr (shown only on a terminal, for long runs)."),
+                     help="No progress on stderr (shown only on a terminal, for long runs)."))(func)
+
+
+def hook_options(func: F) -> F:
+    """What only the commands pre-commit runs take (fix, check)."""
+    return _all(  # type: ignore[return-value]
         click.option("--skip-unconfigured", is_flag=True, expose_value=False,
-                     callback=_in_context(_SKIP_UNCONFIGURED), help="fix/check: when no "
+                     callback=_in_context(_SKIP_UNCONFIGURED), help="When no "
                      ".tfpolicy.yaml governs any file named, check nothing and exit 0 (--hook "
                      "implies it)."),
         click.option("--hook", is_flag=True, expose_value=False, callback=_in_context(_HOOK),
