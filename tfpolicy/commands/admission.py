@@ -39,15 +39,17 @@ from tfpolicy.render import visible
 @command("admission")
 @policy_option(POLICY_HAMI)
 @operator_options
-@click.option("-o", "--output", default=None, metavar="DIR|-",
+@click.option("-o", "--output-dir", "output", default=None, metavar="DIR|-",
               help="Write the admitted Pod of each pod template to DIR, or - for stdout.")
+@click.option("--output", "old_output", default=None, hidden=True)  # --output-dir's old name
 @format_option(["text", "json"])
 @paths_argument()
 def admission(policies: tuple[str, ...], values: str | None, namespaces: str | None,
-              operator: tuple[str, ...], namespace: str | None, output: str | None, fmt: str,
-              paths: tuple[str, ...]) -> int:
+              operator: tuple[str, ...], namespace: str | None, output: str | None,
+              old_output: str | None, fmt: str, paths: tuple[str, ...]) -> int:
     """The webhook simulated over the manifests: read everything, admit every pod template,
     print the report (and the admitted pods); bad input exits 2 before anything is written."""
+    output = output or old_output
     decided = resolve_flags(policies, namespace, operator)
     hami = _policies(decided.policies, decided.base)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)

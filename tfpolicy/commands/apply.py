@@ -28,16 +28,20 @@ from tfpolicy.findings import Severity, fails
 @engine_options
 @jobs_option
 @fail_on_option
-@click.option("-o", "--output", "output", type=click.Path(file_okay=False), default=None,
+@click.option("-o", "--output-dir", "output", type=click.Path(file_okay=False), default=None,
+              metavar="DIR",
               help="Write one file per input file under this folder (a named file by its "
                    "name, a folder's files by their path in it) instead of stdout.")
+@click.option("--output", "old_output", type=click.Path(file_okay=False), default=None,
+              hidden=True)  # --output-dir's old name, still read
 @paths_argument()
 def apply(policies: tuple[str, ...], namespace: str | None, fmt: str | None, explain: bool,
-          fail_on: Severity, output: str | None, paths: tuple[str, ...]) -> int:
+          fail_on: Severity, output: str | None, old_output: str | None,
+          paths: tuple[str, ...]) -> int:
     """The engine over a stream: every document through, spooled, then copied to stdout
     whole (or to one file per input with ``-o``); findings on stderr."""
     run = engine_run(policies, namespace, fmt, explain)
-    with rewritten(run, paths, output) as done:
+    with rewritten(run, paths, output or old_output) as done:
         none_found(len(done.files), paths)
         emit_file_findings(done.findings, run.fmt, done.files, err=True, fail_on=fail_on)
         emit_not_migrated(done.findings, run.fmt)
