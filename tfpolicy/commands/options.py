@@ -25,7 +25,7 @@ from tfpolicy.files.scopes import Flags, Run, configured_run
 from tfpolicy.findings import Severity
 from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.project_config import Configuration, Given, ProjectConfig
-from tfpolicy.render import FORMATS
+from tfpolicy.render import FORMATS, visible
 
 if TYPE_CHECKING:
     from tfpolicy.files.gate_metrics import GateSource
@@ -221,7 +221,7 @@ def engine_run(policies: tuple[str, ...], namespace: str | None, fmt: str | None
     kept out of the command's parameters (``-j``, ``--hook``, ``-q``, …) are read here."""
     found = lookup(Path.cwd())
     if explain and not policies:
-        click.echo(f"tfpolicy: {found.explain()}", err=True)
+        click.echo(visible(f"tfpolicy: {found.explain()}"), err=True)
     meta = click.get_current_context().meta
     operator = tuple(meta.get(_OPERATOR, ()))
     flags = Flags(int(meta.get(_JOBS, 1)), bool(meta.get(_HOOK)),  # -j: 1 where not taken
