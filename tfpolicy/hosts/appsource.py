@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import Rules
 from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
 from tfpolicy.findings import Finding
@@ -49,7 +50,8 @@ def render(folder: Path, env: Mapping[str, str],
             if inline is not None:
                 inline.write_text(options.values, encoding="utf-8")
             return [_run(_helm(env, options.release) + options.helm_args(env, inline), folder)]
-    return [Source(str(f.relative_to(folder)), read_text(str(f))) for f in _manifests(folder)]
+    return [Source(str(f.relative_to(folder)), read_text(str(f)))
+            for f in _manifests(folder, options.exclude)]
 
 
 def dependencies(folder: Path) -> None:
@@ -79,9 +81,11 @@ def check_links(folder: Path, root: Path) -> None:
                                     "these, and so does tfpolicy", file=shown)
 
 
-def _manifests(folder: Path) -> list[Path]:
+def _manifests(folder: Path, exclude: Rules | None) -> list[Path]:
+    """The folder's own manifests, less those its config's ``exclude:`` leaves out."""
     return sorted(f for f in folder.iterdir()
-                  if f.is_file() and f.suffix in MANIFEST_SUFFIXES and not f.name.startswith("."))
+                  if f.is_file() and f.suffix in MANIFEST_SUFFIXES and not f.name.startswith(".")
+                  and (exclude is None or exclude.drops(f.name) is None))
 
 
 def _kustomize() -> list[str]:
