@@ -129,3 +129,18 @@ def test_chart_without_helm_is_a_clear_error(tmp_path: Path) -> None:
     code, out, err = _generate(app, path=str(BIN))  # a sidecar image without helm
     assert code != 0 and out == ""
     assert "helm is not installed" in err
+
+
+def test_plain_folder_app_leaves_out_what_its_config_excludes(tmp_path: Path) -> None:
+    """The config's ``exclude:`` (docs/hosts.md, "Excluding files") holds for the render."""
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copyfile(EXAMPLES / "llm-server.yaml", source / "llm-server.yaml")
+    (source / "notes.yaml").write_text("{{ not: yaml\n")
+    app = _app(tmp_path, source, "policies: [takeover]\nexclude: [notes.yaml]\n")
+    code, out, err = _generate(app)
+    assert code == 0, err
+    assert "Deployment" in {d["kind"] for d in yaml.safe_load_all(out) if d}
+    (app / ".tfpolicy.yaml").write_text("policies: [takeover]\n")
+    code, out, err = _generate(app)
+    assert code == 2 and "notes.yaml:1:" in err and out == "", err

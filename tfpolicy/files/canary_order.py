@@ -1,18 +1,25 @@
-"""A canary rung's order for ``fix`` and ``check``: over all a config governs, not one file.
+"""The whole-input first pass for ``fix`` and ``check``: over all a config governs, not
+one file (``tfpolicy.rewrite.firstpass``).
 
-A rung moves the first whole workloads of the kinds TensorFusion cannot cap
-(:mod:`tfpolicy.stages.canary`), in an order over an input. ``fix`` and
-``check`` rewrite one file at a time, and a hook names only a commit's files;
-so before any file is rewritten, each config's policies get the order over
-every manifest that config governs (:func:`tfpolicy.files.governed.governed`: the
-YAML and JSON files git tracks under its folder, that folder walked outside a
-git repository, less nested configs and repositories and symlinks; plus the
-files named), less Helm chart templates and files that hold no Kubernetes
-object, as the rewrite skips them. The choice is then the same whichever of
-those files a run names, and the one ``plan`` and ``verify`` make over the
-config's folder. Policies given with ``-p`` are ordered over the files given.
+Two things depend on every document of an input: a canary rung's order
+(:mod:`tfpolicy.stages.canary`: the first whole workloads of the kinds
+TensorFusion cannot cap) and the DRA claims, claim templates and
+DeviceClasses a pod's ``resourceClaims`` name, which may sit in another file.
+``fix`` and ``check`` rewrite one file at a time, and a hook names only a
+commit's files; so before any file is rewritten, each config's policies get
+the order and the claims over every manifest that config governs
+(:func:`tfpolicy.files.governed.governed`: the YAML and JSON files git tracks
+under its folder, that folder walked outside a git repository, less nested
+configs and repositories, symlinks and what its ``exclude:`` leaves out; plus
+the files named), less Helm chart templates and files that hold no
+Kubernetes object, as the rewrite skips them. The choice is then the same
+whichever of those files a run names, and the one ``plan``, ``apply`` and
+``verify`` make over the config's folder. Policies given with ``-p`` are
+settled over the files given.
 
-Done only when some policy sets a cap below 100 %: otherwise nothing is read.
+Only files that may hold something for the pass are parsed
+(``firstpass.worth``): every file under a canary rung, else those naming
+``resource.k8s.io/``.
 """
 
 from __future__ import annotations
@@ -30,24 +37,22 @@ from tfpolicy.files.scopes import Run, Scope, Scopes, chart_template
 from tfpolicy.files.sources import read_seen
 from tfpolicy.policy.project_config import ProjectConfig
 from tfpolicy.records import replace
-from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.engine import PolicySet, canary_scope, with_cohort
-from tfpolicy.rewrite.firstpass import text_members
-from tfpolicy.stages.canary import Member
+from tfpolicy.rewrite import firstpass, parallel
+from tfpolicy.rewrite.engine import PolicySet
 
 
 def ordered(run: Run, files: list[str]) -> Run:
-    """``run`` with a canary rung's order in each scope's policies, over what each governs
-    (with ``-p``: over ``files``, the files the run reads)."""
+    """``run`` with each scope's policies settled (``firstpass.settled``) over what each
+    governs (with ``-p``: over ``files``, the files the run reads)."""
     if run.scopes is None:
-        if canary_scope(run.policies) is None:
+        if not firstpass.pending(run.policies):
             return run
         return replace(run, loaded=_over(run.policies, _manifests(files), run.options.namespace,
                                          run.jobs))
     chosen: dict[Path, Scope] = {}
     for config, named in _by_config(run.scopes, files):
         scope = run.scopes.scope(config)
-        if canary_scope(scope.policies) is None:
+        if not firstpass.pending(scope.policies):
             continue
         covered = _manifests(_union(governed(config), named))
         chosen[config.path] = replace(scope, policies=_over(scope.policies, covered,
@@ -84,27 +89,31 @@ def _manifests(files: list[str]) -> Iterator[str]:
 
 
 def _over(policies: PolicySet, files: Iterator[str], namespace: str, jobs: int) -> PolicySet:
-    """The order over ``files``, read in runs over the workers as the rewrite reads them
-    (``rewrite.parallel``): members and the first error come in file order."""
-    found = parallel.ordered(partial(_run_members, policies, namespace),
+    """``policies`` settled over ``files``, read in runs over the workers as the rewrite
+    reads them (``rewrite.parallel``): what each holds, and the first error, in file order."""
+    found = parallel.ordered(partial(_run_found, policies, namespace),
                              parallel.runs(list(files), jobs), jobs,
                              shared=yamlio.load_rewriter, in_worker=yamlio.silence_process)
-    return with_cohort(policies, [m for members in found for m in members])
+    return firstpass.settled(policies, [f for run in found for f in run], namespace)
 
 
-def _run_members(policies: PolicySet, namespace: str, files: list[str]) -> list[Member]:
-    return [m for file in files for m in _file(policies, file, namespace)]
+def _run_found(policies: PolicySet, namespace: str, files: list[str]) -> list[firstpass.Found]:
+    return [_file(policies, file, namespace) for file in files]
 
 
-def _file(policies: PolicySet, file: str, namespace: str) -> list[Member]:
-    """One file's members; none where it holds no Kubernetes object (a broken manifest is
-    an error, as when it is rewritten) or is gone since it was listed."""
+def _file(policies: PolicySet, file: str, namespace: str) -> firstpass.Found:
+    """What one file holds for the pass; nothing where it holds no Kubernetes object (a
+    broken manifest is an error, as when it is rewritten), is gone since it was listed, or
+    cannot hold anything the pass looks for."""
     if not os.path.isfile(file):
-        return []
+        return firstpass.Found()
     data, _ = read_seen(file)
+    if not firstpass.worth(policies, data):
+        return firstpass.Found()
     try:
-        return text_members(policies, file, yamlio.decode(data, file), namespace)
+        docs = yamlio.iter_documents([yamlio.decode(data, file)], file=file)
+        return firstpass.scan(policies, namespace, file, docs)
     except TfpolicyError:
         if not_kubernetes(data, file):
-            return []
+            return firstpass.Found()
         raise

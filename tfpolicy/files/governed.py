@@ -17,30 +17,60 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import named_kept
 from tfpolicy.files.listing import manifest_files
+from tfpolicy.files.precommit_config import filters
 from tfpolicy.files.project import lookup
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, read_text
+from tfpolicy.policy.excludes import matching
 from tfpolicy.policy.project_config import FILENAME, ProjectConfig
 from tfpolicy.policy.schema import brief
+from tfpolicy.records import Record
 
 # A document of this kind, whatever the file is called (``migration.yaml`` in the
 # kustomize and kpt examples, ``gpu-policy.yaml``, ...); JSON quotes the key.
 POLICY_KIND = re.compile(r'^\s*"?kind"?\s*:\s*["\']?MigrationPolicy\b', re.MULTILINE)
 
 
-def hook_files(paths: tuple[str, ...]) -> tuple[str, ...]:
-    """The files pre-commit passed, then every manifest a config among them governs, or a
-    config that names a policy file among them; in order, each once."""
+class Expansion(Record):
+    """What a hook works on: the files pre-commit passed, then those it added, each with
+    the config that governs it (said when one of them is in error)."""
+
+    files: tuple[str, ...]
+    added: dict[str, str]  # normpath of an added file: the config that brought it in
+
+
+def hook_files(paths: tuple[str, ...]) -> Expansion:
+    """The files pre-commit passed (less those their config's ``exclude:`` leaves out),
+    then every manifest a config among them governs, or a config that names a policy file
+    among them, less those the repository's ``.pre-commit-config.yaml`` would not hand
+    the hook; in order, each once."""
     _no_options(paths)
     configs = _touched(paths)
-    seen = {os.path.normpath(path) for path in paths}
-    extra: list[str] = []
+    passed = named_kept(paths)
+    seen = {os.path.normpath(path) for path in passed}
+    added: dict[str, str] = {}
+    hook_filters = filters() if configs else None
     for config in sorted(configs, key=lambda c: c.path):
         for file in governed(config):
-            if os.path.normpath(file) not in seen:
-                seen.add(os.path.normpath(file))
-                extra.append(file)
-    return (*paths, *extra)
+            name = os.path.normpath(file)
+            if name not in seen and not (hook_filters and hook_filters.leaves_out(
+                    name.replace(os.sep, "/"))):
+                seen.add(name)
+                added[name] = os.path.relpath(config.path)
+    return Expansion((*passed, *added), added)
+
+
+def added_note(error: TfpolicyError, expansion: Expansion) -> TfpolicyError:
+    """``error``, said of a file the hook added rather than one pre-commit passed: how it
+    came in, and both ways to leave it out."""
+    config = expansion.added.get(os.path.normpath(error.file or ""))
+    if config is None:
+        return error
+    error.message += (f" (pre-commit did not pass this file: tfpolicy added it as a manifest "
+                      f"{config} governs; leave it out with `exclude:` in {config}, or with "
+                      f"the hook's `exclude:` in .pre-commit-config.yaml)")
+    return error
 
 
 def _no_options(paths: tuple[str, ...]) -> None:
@@ -105,15 +135,25 @@ def _entered(entry: os.DirEntry[str]) -> bool | None:
 
 def governed(config: ProjectConfig) -> list[str]:
     """The YAML/JSON files git tracks under the config's folder (all of them there, when
-    git knows none) that no nearer config or nested repository takes; not symlinks, which
-    pre-commit never passes to a hook of YAML and JSON files either."""
+    git knows none) that no nearer config or nested repository takes, nor its ``exclude:``
+    leaves out; not symlinks, which pre-commit never passes to a hook of YAML and JSON
+    files either."""
     base = os.path.relpath(config.base)
     files = _tracked(base)
     if files is None:
         files = list(manifest_files((base,)))
     stops: dict[str, bool] = {}
     return [file for file in files if not os.path.islink(file)
-            and not _stopped(os.path.dirname(file) or ".", base, stops)]
+            and not _stopped(os.path.dirname(file) or ".", base, stops)
+            and not _excluded(config, base, file)]
+
+
+def _excluded(config: ProjectConfig, base: str, file: str) -> bool:
+    """Whether the config's ``exclude:`` leaves ``file`` (under ``base``) out."""
+    if not config.exclude:
+        return False
+    relative = os.path.relpath(file, base).replace(os.sep, "/")
+    return matching(config.exclude, relative) is not None
 
 
 def _stopped(folder: str, base: str, memo: dict[str, bool]) -> bool:

@@ -1,6 +1,7 @@
 """Which files a run reads: the paths named, folders walked for their manifests, sorted.
 
-Nothing here reads a file's content; ``tfpolicy.files.sources`` does.
+Nothing here reads a manifest's content; ``tfpolicy.files.sources`` does. A config's
+``exclude:`` is asked of the config lookup (``tfpolicy.files.excluded``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import Rules, rules_at
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, STDIN
+from tfpolicy.policy.project_config import FILENAME
 
 
 def named(paths: tuple[str, ...], *, stdin: bool = False) -> tuple[str, ...]:
@@ -42,8 +45,9 @@ def manifest_files(paths: tuple[str, ...]) -> Iterator[str]:
 def _walk(folder: str, shown: str) -> Iterator[str]:
     """The manifest files under ``folder`` (named ``shown``, "" for "."), each folder's
     entries by name, depth first: what ``sorted(Path(folder).rglob("*"))`` lists, then
-    filtered, but for hidden folders, which are not entered at all. A linked folder is
-    not entered (rglob's rule), an unreadable one is passed over.
+    filtered, but for hidden folders, which are not entered at all, nor the files and
+    folders the governing config's ``exclude:`` leaves out (``tfpolicy.files.excluded``).
+    A linked folder is not entered (rglob's rule), an unreadable one is passed over.
 
     No Path per entry, nor rglob's directory entry for each (docs/speed.md,
     "Figures behind the code"). Of a folder, only the name and kind of
@@ -51,30 +55,51 @@ def _walk(folder: str, shown: str) -> Iterator[str]:
     walked are a list, not the call stack: however deep a tree is nested, the walk
     never runs out of Python's recursion limit.
     """
-    open_folders = [_listing(folder, shown)]
+    entries, _ = _listing(folder, shown)
+    open_folders = [(entries, rules_at(folder))]
     while open_folders:
-        entry = next(open_folders[-1], None)
+        listing, rules = open_folders[-1]
+        entry = next(listing, None)
         if entry is None:
             open_folders.pop()
             continue
-        path, child, kind = entry
+        path, child, name, kind = entry
+        if rules is not None and rules.drops(name) is not None:
+            continue
         if kind == _FOLDER:
-            open_folders.append(_listing(path, child))
+            inner, configured = _listing(path, child)
+            open_folders.append((inner, _nested(path, name, rules, configured)))
         elif kind == _FILE or _is_file(path):
             yield child
 
 
-def _listing(folder: str, shown: str) -> Iterator[tuple[str, str, int]]:
-    """A folder's manifests and subfolders, sorted by name: (path, shown name, kind)."""
+def _nested(path: str, name: str, rules: Rules | None, configured: bool) -> Rules | None:
+    """A subfolder's rules: its own config's, where it holds one, else its parent's."""
+    if configured:
+        return rules_at(path)
+    return rules.below(name) if rules is not None else None
+
+
+Entries = Iterator[tuple[str, str, str, int]]
+
+
+def _listing(folder: str, shown: str) -> tuple[Entries, bool]:
+    """A folder's manifests and subfolders, sorted by name: (path, shown name, name, kind);
+    and whether it holds a project config."""
+    configured = False
     try:
         with os.scandir(folder) as listing:
-            entries = sorted(kept for entry in listing if (kept := _kept(entry)))
+            kept = []
+            for entry in listing:
+                configured = configured or entry.name == FILENAME
+                if (item := _kept(entry)) is not None:
+                    kept.append(item)
     except PermissionError:
-        return iter(())
+        return iter(()), False
     except OSError as exc:  # a name longer than the system takes, a folder gone meanwhile
         raise TfpolicyError(f"cannot list: {exc.strerror}", file=shown or ".") from None
-    return ((os.path.join(folder, name), os.path.join(shown, name) if shown else name, kind)
-            for name, kind in entries)
+    return ((os.path.join(folder, name), os.path.join(shown, name) if shown else name, name,
+             kind) for name, kind in sorted(kept)), configured
 
 
 _FOLDER, _FILE, _LINK = 0, 1, 2  # a link or anything else: stat'ed when its turn comes

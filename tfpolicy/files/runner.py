@@ -12,7 +12,7 @@ from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files import canary_order
 from tfpolicy.files.foreign import not_kubernetes
-from tfpolicy.files.governed import hook_files
+from tfpolicy.files.governed import Expansion, added_note, hook_files
 from tfpolicy.files.listing import manifest_files, named
 from tfpolicy.files.progress import progress
 from tfpolicy.files.scopes import Run, Scope, Unscoped, chart_template
@@ -71,6 +71,16 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     ``each`` sees every rewrite as it is taken (``fix`` stages its write then),
     and what it returns is kept (None: nothing).
     """
+    expansion = hook_files(named(paths)) if run.hook else Expansion(named(paths), {})
+    try:
+        return _rewritten(run, expansion.files, keep_original, keep_unchanged, keep_changes,
+                          each)
+    except TfpolicyError as exc:
+        raise added_note(exc, expansion) from None
+
+
+def _rewritten(run: Run, paths: tuple[str, ...], keep_original: bool, keep_unchanged: bool,
+               keep_changes: bool, each: Callable[[Rewrite], Rewrite | None] | None) -> Ran:
     rewrites, findings = [], []
     changes: list[Change] = []
     skipped: list[tuple[str, str]] = []
@@ -104,7 +114,7 @@ def _prepared(run: Run, paths: tuple[str, ...]) -> tuple[Run, int, Iterator[list
     """The run with a canary rung's order over all each config governs
     (``files.canary_order``), how many files ``paths`` name (folders walked; a hook's
     configs bring in theirs), and runs of them (``_batches``)."""
-    files = list(manifest_files(named(hook_files(named(paths))) if run.hook else named(paths)))
+    files = list(manifest_files(named(paths))) if paths else []  # a hook: all excluded
     if STDIN in files:
         raise TfpolicyError("fix and check work on files; use `tfpolicy apply -` for stdin")
     run = canary_order.ordered(run, files)

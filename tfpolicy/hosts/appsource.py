@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import Rules
 from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.sources import MANIFEST_SUFFIXES, inside, read_text
 from tfpolicy.findings import Finding
@@ -49,7 +50,8 @@ def render(folder: Path, env: Mapping[str, str],
             if inline is not None:
                 inline.write_text(options.values, encoding="utf-8")
             return [_run(_helm(env, options.release) + options.helm_args(env, inline), folder)]
-    return [Source(str(f.relative_to(folder)), read_text(str(f))) for f in _manifests(folder)]
+    return [Source(str(f.relative_to(folder)), read_text(str(f)))
+            for f in _manifests(folder, options.exclude)]
 
 
 def dependencies(folder: Path) -> None:
@@ -69,19 +71,48 @@ def check_links(folder: Path, root: Path) -> None:
     sidecar (a token, a Secret) as a manifest.
     """
     top = root.resolve()
-    for current, folders, files in os.walk(root):
-        folders[:] = sorted(f for f in folders if f != ".git")
-        for name in sorted(folders + files):
-            path = Path(current, name)
-            if path.is_symlink() and not inside(path, top):
-                shown = os.path.relpath(path, folder)
-                raise TfpolicyError("a symlink that leaves the repository: ArgoCD refuses "
-                                    "these, and so does tfpolicy", file=shown)
+    for path in _links(str(root)):
+        if not inside(Path(path), top):
+            shown = os.path.relpath(path, folder)
+            raise TfpolicyError("a symlink that leaves the repository: ArgoCD refuses "
+                                "these, and so does tfpolicy", file=shown)
 
 
-def _manifests(folder: Path) -> list[Path]:
+def _links(root: str) -> Iterator[str]:
+    """The symlinks under ``root``, but in ``.git``: in ``os.walk``'s top-down order (each
+    folder's entries by name, then its subfolders), a linked folder listed but not
+    entered, a folder that cannot be listed passed over. The folders still to list are
+    a list, as in ``tfpolicy.files.listing``, whose walk keeps manifests only and skips
+    hidden folders: so no depth of nesting reaches Python's recursion limit, where
+    ``os.walk`` recurses before Python 3.12."""
+    pending = [root]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                entries = sorted((entry.name, entry.is_symlink(), _folder(entry))
+                                 for entry in listing)
+        except OSError:
+            continue
+        entries = [entry for entry in entries if entry[0] != ".git" or not entry[2]]
+        yield from (os.path.join(current, name) for name, link, _ in entries if link)
+        pending.extend(os.path.join(current, name) for name, link, is_dir
+                       in reversed(entries) if is_dir and not link)
+
+
+def _folder(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a link to one (``os.walk`` lists both among the folders)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _manifests(folder: Path, exclude: Rules | None) -> list[Path]:
+    """The folder's own manifests, less those its config's ``exclude:`` leaves out."""
     return sorted(f for f in folder.iterdir()
-                  if f.is_file() and f.suffix in MANIFEST_SUFFIXES and not f.name.startswith("."))
+                  if f.is_file() and f.suffix in MANIFEST_SUFFIXES and not f.name.startswith(".")
+                  and (exclude is None or exclude.drops(f.name) is None))
 
 
 def _kustomize() -> list[str]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import rules_of
 from tfpolicy.files.project import find_config
 from tfpolicy.files.sources import confine_refs
 from tfpolicy.hosts.names import known_names
@@ -27,7 +28,7 @@ from tfpolicy.hosts.names import namespace as namespace_name
 from tfpolicy.hosts.policies import split_refs
 from tfpolicy.hosts.renderopts import PLAIN, RenderOptions, render_options
 from tfpolicy.policy.project_config import Configuration, Given, resolve_config
-from tfpolicy.records import Record
+from tfpolicy.records import Record, replace
 
 
 class Settings(Record):
@@ -76,8 +77,8 @@ def settings(env: Mapping[str, str], cwd: Path) -> Settings:
         raise TfpolicyError("no policy: add a .tfpolicy.yaml to the app folder, set plugin env "
                             "TFPOLICY_POLICIES or the plugin parameter 'policies'")
     stage = params.get("stage") or env.get("ARGOCD_ENV_TFPOLICY_STAGE") or None
-    return Settings(decided, str(stage) if stage else None, root,
-                    render_options(params, cwd, root))
+    render = replace(render_options(params, cwd, root), exclude=rules_of(config, str(cwd)))
+    return Settings(decided, str(stage) if stage else None, root, render)
 
 
 def repository_root(env: Mapping[str, str], cwd: Path) -> Path:

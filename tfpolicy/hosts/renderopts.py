@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.excluded import Rules
 from tfpolicy.files.sources import inside
 from tfpolicy.hosts.names import flag, local_file, release_name
 from tfpolicy.records import Record
@@ -35,6 +36,7 @@ class RenderOptions(Record):
     sets: tuple[tuple[str, str], ...] = ()
     enable_helm: bool = False
     load_restrictor: str | None = None
+    exclude: Rules | None = None  # a plain folder's files its config's ``exclude:`` leaves out
 
     def helm_args(self, env: Mapping[str, str], inline: Path | None) -> list[str]:
         """``helm template`` flags in ArgoCD's order: value files, inline values, then --set;

@@ -19,6 +19,7 @@ from typing import Any
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gates.spec import GateConfig, gate_config
+from tfpolicy.policy.excludes import normalised
 from tfpolicy.policy.schema import shape, validate
 from tfpolicy.records import Record
 
@@ -33,6 +34,7 @@ class ProjectConfig(Record):
     format: str | None = None
     operator: tuple[str, ...] = ()  # operator config files (``operatorConfig``), from base
     gates: GateConfig = GateConfig()  # ``gates``, ``builtinGates``, ``prometheus`` (docs/gates.md)
+    exclude: tuple[str, ...] = ()  # globs under base no walk reads (tfpolicy.policy.excludes)
 
     @property
     def base(self) -> Path:
@@ -92,7 +94,8 @@ def parse_config(data: bytes, path: Path) -> ProjectConfig:
                             line=line, column=column)
     return ProjectConfig(path, tuple(config.get("policies", [])), config.get("namespace"),
                          config.get("format"), tuple(config.get("operatorConfig", [])),
-                         gate_config(config, place))
+                         gate_config(config, place),
+                         normalised(tuple(config.get("exclude", []))))
 
 
 Place = Callable[[tuple[str | int, ...]], tuple[int, int]]
