@@ -21,7 +21,7 @@ def summarise(values: Sequence[float], how: str) -> float:
     if how == "p95":
         ordered = sorted(values)
         return ordered[math.ceil(0.95 * len(ordered)) - 1]
-    return math.fsum(values) / len(values)
+    return mean(values)
 
 
 def samples_of(series: Iterable[Series], namespace: str, pods: Iterable[str],
@@ -43,8 +43,10 @@ def per_pod(samples: PodSamples, how: str) -> dict[str, float]:
 
 
 def mean(values: Iterable[float]) -> float:
+    """The mean, kept between the least and the greatest value as the exact mean is:
+    the division's rounding could put three equal values' mean just below them."""
     listed = list(values)
-    return math.fsum(listed) / len(listed)
+    return min(max(math.fsum(listed) / len(listed), min(listed)), max(listed))
 
 
 def count(samples: PodSamples) -> int:
