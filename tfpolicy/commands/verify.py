@@ -40,7 +40,7 @@ from tfpolicy.files.cluster import (
     snapshot_source,
 )
 from tfpolicy.files.documents import locating, read_documents
-from tfpolicy.files.gate_metrics import with_gates
+from tfpolicy.files.gate_metrics import with_gates, with_snapshot_gates
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
 from tfpolicy.plan import parse_ladder
 from tfpolicy.promote.rungs import named_rung, target_refs
@@ -96,8 +96,8 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     given = plan_input(docs, chosen, fleet, cluster, ladder, chart_pool=True)
     with locating(kept):
         report = verify(given, step, snapshot, snapshot_source(snapshots, live, context), wall)
-    if gates.active:
-        report = with_gates(gates, report, snapshot, _taken(report.origin.latest), soak)
+    report = (with_gates(gates, report, snapshot, _taken(report.origin.latest), soak)
+              if gates.active else with_snapshot_gates(gates, report, snapshot))
     write_report(_RENDER[fmt](report), output, "verify")
     return EXIT_CODES[report.verdict]
 

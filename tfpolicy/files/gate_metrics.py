@@ -34,6 +34,7 @@ from tfpolicy.gates import (
     queries,
     results,
     series_of,
+    snapshot_gates,
     soak_window,
 )
 from tfpolicy.recommend.prometheus import fetch
@@ -64,9 +65,9 @@ class GateSource(Record):
 
 def with_gates(source: GateSource, report: Report, snapshot: Snapshot, taken: datetime,
                soak: int, started: datetime | None = None) -> Report:
-    """``report`` with its gate table; ``report`` itself when no gate is in use."""
+    """``report`` with its gate table (``with_snapshot_gates`` when no gate is in use)."""
     if not source.active:
-        return report
+        return with_snapshot_gates(source, report, snapshot)
     subjects = subjects_of(report, snapshot, int(started.timestamp()) if started else None)
     window = soak_window(last_ready(tuple(judged(subjects)), snapshot), int(taken.timestamp()),
                          soak)
@@ -79,6 +80,14 @@ def with_gates(source: GateSource, report: Report, snapshot: Snapshot, taken: da
         if source.save is not None:
             _save(Path(source.save), names, raw)
     return replace(report, gates=results(source.config, subjects, window, answers))
+
+
+def with_snapshot_gates(source: GateSource, report: Report, snapshot: Snapshot) -> Report:
+    """With no gate declared and no metrics to ask, the built-in gate the snapshot alone
+    answers (restarts and OOM kills of the TensorFusion pods) still judges the rung,
+    unless switched off: a pod that restarted can be ready again."""
+    return replace(report, gates=snapshot_gates(source.config, subjects_of(report, snapshot,
+                                                                             None)))
 
 
 def _answers(source: GateSource, asked: Any) -> tuple[list[str], dict[str, Any]]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from tfpolicy.gates.answers import Series, series_of
 from tfpolicy.gates.records import GateResult, Outcome, Pod, Query, Subject, Window
-from tfpolicy.gates.run import Answers, check_metrics, judged, queries, results
+from tfpolicy.gates.run import Answers, check_metrics, judged, queries, results, snapshot_gates
 from tfpolicy.gates.spec import Gate, GateConfig, gate_config
 from tfpolicy.gates.window import soak_window
 
 __all__ = ["Answers", "Gate", "GateConfig", "GateResult", "Outcome", "Pod", "Query", "Series",
            "Subject", "Window", "check_metrics", "gate_config", "judged", "queries", "results",
-           "series_of", "soak_window"]
+           "series_of", "snapshot_gates", "soak_window"]

@@ -31,16 +31,23 @@ def tally(results: Sequence[GateResult]) -> str:
 
 
 def text_lines(results: Sequence[GateResult]) -> list[str]:
-    """One line per gate and workload, the failing first, then its reason."""
+    """One line per gate and workload, the failing first, then its reason; a built-in
+    gate that holds is one line for all the workloads it holds on (JSON keeps each)."""
     if not results:
         return []
     lines = [tally(results)]
-    for r in sorted(results, key=lambda r: -r.outcome):
+    held = [r for r in results if r.builtin and r.outcome is Outcome.PASS]
+    for r in sorted((r for r in results if r not in held), key=lambda r: -r.outcome):
         lines.append(f"  {r.word}: {r.gate} on {r.workload}: TensorFusion "
                      f"{_value(r.tensor_fusion)}, baseline {_value(r.baseline)} "
                      f"({r.baseline_kind or 'none'}), bound {r.bound}, pods "
                      f"{len(r.tf_pods)}/{len(r.baseline_pods)}")
         lines.append(f"    {r.message}")
+    for gate in sorted({r.gate for r in held}):
+        same = [r for r in held if r.gate == gate]
+        lines.append(f"  pass: {gate} on {len(same)} workloads "
+                     f"({sum(len(r.tf_pods) for r in same)} TensorFusion pods): "
+                     f"{same[0].message.removeprefix('holds: ')}")
     return lines
 
 

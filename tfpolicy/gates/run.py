@@ -68,6 +68,13 @@ def results(config: GateConfig, subjects: Sequence[Subject], window: Window | st
     return tuple(found)
 
 
+def snapshot_gates(config: GateConfig, subjects: Sequence[Subject]) -> tuple[GateResult, ...]:
+    """The built-in gates the snapshot alone answers, for a run that asks no metrics."""
+    if "restarts" not in config.builtin:
+        return ()
+    return tuple(restarts(s) for s in judged(subjects))
+
+
 def _one(gate: Gate, subject: Subject, window: Window | str, answers: Answers) -> GateResult:
     if not isinstance(window, Window):
         return GateResult(gate.name, subject.workload, Outcome.WAIT, window, gate.bound.shown())

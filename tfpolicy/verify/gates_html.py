@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 STYLE = """
+div.gates-wide{overflow-x:auto;max-width:100%}
 #gates td,#gates th{text-align:left;vertical-align:top}
 svg.chart{background:#fafafa;border:1px solid #ddd;width:240px;height:64px;max-width:none}
 #gates td.chart{min-width:244px}
@@ -29,9 +30,10 @@ def gates_section(gates: list[dict[str, Any]]) -> str:
     return ("<h2>Gates: the application's own health and speed</h2><p>Chart: "
             "<span class=\"key-tf\">TensorFusion pods</span> against the "
             "<span class=\"key-base\">baseline</span> over the window (mean of each side's "
-            "pods at each step).</p><table id=\"gates\"><tr><th>gate</th><th>workload</th>"
+            "pods at each step).</p><div class=\"gates-wide\"><table id=\"gates\"><tr>"
+            "<th>gate</th><th>workload</th>"
             "<th>TensorFusion</th><th>baseline</th><th>which baseline</th><th>bound</th>"
-            "<th>pods</th><th>verdict</th><th>chart</th></tr>" + rows + "</table>")
+            "<th>pods</th><th>verdict</th><th>chart</th></tr>" + rows + "</table></div>")
 
 
 def _row(g: dict[str, Any]) -> str:
