@@ -149,3 +149,18 @@ def test_vram_at_the_limit_of_preallocating_pods_stops() -> None:
     assert result is not None and result.outcome is Outcome.PASS
     assert vram_limit(Subject("Deployment/ns/x", "ns", (Pod("ns", "d", True, (card,)),)),
                       [], used) is None
+
+
+def test_an_answer_nested_too_deep_to_show_is_one_line_refused() -> None:
+    """The gates read an answer as recommend does (one envelope check): warnings nested
+    deeper than repr goes are refused in one line, not a crash."""
+    from tfpolicy.errors import TfpolicyError
+    from tfpolicy.gates import series_of
+
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    answer = {"status": "success", "warnings": deep, "data": {"resultType": "matrix",
+                                                             "result": []}}
+    with pytest.raises(TfpolicyError, match="nested too deep to show"):
+        series_of(answer, "gate query q")

@@ -25,6 +25,12 @@ class Series(Record):
 
 
 def series_of(answer: Any, what: str) -> list[Series]:
+    return [_one(item, what) for item in matrix_result(answer, what)]
+
+
+def matrix_result(answer: Any, what: str) -> list[Any]:
+    """The result list of a successful range query's answer, or a one-line error naming
+    ``what`` (the gates' and ``recommend``'s answers alike)."""
     if not isinstance(answer, Mapping) or answer.get("status") != "success":
         raise TfpolicyError(f"{what}: Prometheus answered an error: {_reason(answer)}")
     if answer.get("warnings"):
@@ -36,7 +42,7 @@ def series_of(answer: Any, what: str) -> list[Series]:
     result = data.get("result")
     if not isinstance(result, list):
         raise TfpolicyError(f"{what}: the answer has no result list")
-    return [_one(item, what) for item in result]
+    return result
 
 
 def _one(item: Any, what: str) -> Series:
@@ -56,12 +62,16 @@ def _one(item: Any, what: str) -> Series:
 
 
 def _reason(answer: Any) -> str:
-    if isinstance(answer, Mapping) and isinstance(answer.get("error"), str):
-        kind = answer.get("errorType")
-        return _short(f"{kind}: {answer['error']}" if isinstance(kind, str) else answer["error"])
+    if isinstance(answer, Mapping):
+        kind, error = answer.get("errorType"), answer.get("error")
+        if isinstance(error, str):
+            return _short(f"{kind}: {error}" if isinstance(kind, str) else error)
     return "not a Prometheus API answer"
 
 
 def _short(value: Any) -> str:
-    text = " ".join(str(value).split())
+    try:
+        text = " ".join(str(value).split())
+    except RecursionError:  # a value nested deeper than repr goes
+        text = "(nested too deep to show)"
     return text if len(text) <= 160 else text[:157] + "..."

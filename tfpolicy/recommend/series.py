@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.gates.answers import matrix_result
 from tfpolicy.records import Record
 
 
@@ -99,18 +100,7 @@ def decode(text: str) -> Any:
 
 def parse_answer(answer: Any, what: str) -> list[Series]:
     """The series of one query's answer, or a one-line error naming ``what``."""
-    if not isinstance(answer, Mapping) or answer.get("status") != "success":
-        raise TfpolicyError(f"{what}: Prometheus answered an error: {_reason(answer)}")
-    if answer.get("warnings"):
-        raise TfpolicyError(f"{what}: Prometheus answered with warnings (partial data): "
-                            f"{_short(answer['warnings'])}")
-    data = answer.get("data")
-    if not isinstance(data, Mapping) or data.get("resultType") != "matrix":
-        raise TfpolicyError(f"{what}: expected a range-query matrix from Prometheus")
-    result = data.get("result")
-    if not isinstance(result, list):
-        raise TfpolicyError(f"{what}: the answer has no result list")
-    return [_series(item, what) for item in result]
+    return [_series(item, what) for item in matrix_result(answer, what)]
 
 
 def _series(item: Any, what: str) -> Series:
@@ -139,19 +129,3 @@ def _refused(values: Sequence[Any], what: str) -> TfpolicyError:
         if not (math.isfinite(time) and math.isfinite(number)) or number < 0:
             break
     return TfpolicyError(f"{what}: a sample that is not a finite non-negative number")
-
-
-def _reason(answer: Any) -> str:
-    if isinstance(answer, Mapping):
-        kind, error = answer.get("errorType"), answer.get("error")
-        if isinstance(error, str):
-            return _short(f"{kind}: {error}" if isinstance(kind, str) else error)
-    return "not a Prometheus API answer"
-
-
-def _short(value: Any) -> str:
-    try:
-        text = " ".join(str(value).split())
-    except RecursionError:  # a value nested deeper than repr goes
-        text = "(nested too deep to show)"
-    return text if len(text) <= 160 else text[:157] + "..."
