@@ -135,7 +135,9 @@ def _shown(value: Any) -> str:
 
 def _who(item: Mapping[str, Any]) -> str:
     meta = item.get("metadata")
-    name = meta.get("name") if isinstance(meta, Mapping) else None
-    space = meta.get("namespace") if isinstance(meta, Mapping) else None
-    shown = f"{space}/{name}" if isinstance(space, str) and space else name
-    return f"{item.get('kind')} {shown}" if isinstance(shown, str) else str(item.get("kind"))
+    meta = meta if isinstance(meta, Mapping) else {}
+    name, space = meta.get("name"), meta.get("namespace")
+    if not isinstance(name, str):
+        return str(item.get("kind"))
+    return f"{item.get('kind')} {space}/{name}" if isinstance(space, str) and space else (
+        f"{item.get('kind')} {name}")
