@@ -190,3 +190,32 @@ def test_a_controllers_words_are_shown_as_names_are(text: str) -> None:
 
 def test_a_long_message_is_cut() -> None:
     assert shown("x" * (LONGEST + 50)) == "x" * LONGEST + "…"
+
+
+CANDIDATES = [application("apps", "deploy", recurse=True), application("a", "deploy/inference"),
+              application("b", "./deploy/inference/"), kustomization("k", "./deploy"),
+              kustomization("o", "deploy/inference/overlays/eu"),
+              helm_release("h", "deploy/inference"), application("t", "deploy/training")]
+
+
+@given(st.permutations(CANDIDATES), st.integers(min_value=0, max_value=len(CANDIDATES)))
+def test_the_deployer_does_not_depend_on_the_objects_order(items: list[dict[str, Any]],
+                                                           keep: int) -> None:
+    chosen = items[:keep]
+    in_order = [i for i in CANDIDATES if i in chosen]
+    assert gitops.deployer(by_kind(*chosen), REPO) == gitops.deployer(by_kind(*in_order), REPO)
+
+
+@given(message=st.text(), phase=st.sampled_from(["Failed", "Error", "Running", "Succeeded"]),
+       health=st.sampled_from(["Healthy", "Degraded", "Progressing", None]))
+def test_every_line_shows_as_it_is(message: str, phase: str, health: str | None) -> None:
+    """No line holds a character a terminal acts on: each is as render.visible shows it."""
+    app = application("a\x1b[2Jb", "deploy/inference")
+    app["status"] = {"operationState": {"phase": phase, "message": message,
+                                        "operation": {"sync": {"revision": "a" * 40}}},
+                     "health": {"status": health, "message": message},
+                     "conditions": [{"type": "SyncError", "message": message}],
+                     "sync": {"status": "Synced", "revision": "b" * 40}}
+    judged = gitops.sync_of(by_kind(app), REPO, "c" * 40, lambda _: False)
+    assert judged.reasons and all(visible(line) == line for line in judged.reasons)
+    assert all(len(line) < 3 * LONGEST for line in judged.reasons)

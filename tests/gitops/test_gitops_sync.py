@@ -19,6 +19,7 @@ import yaml
 from tests.conftest import ROOT
 from tfpolicy import gitops
 from tfpolicy.gitops import Repository, Several, State
+from tfpolicy.render import visible
 
 SNAPSHOTS = ROOT / "tests" / "gitops" / "snapshots"
 REPO = Repository("deploy/inference", ("git@github.com:acme/gpu-fleet.git",
@@ -199,7 +200,7 @@ def test_the_controller_says_where_the_rung_is(
     expected = [line.format(**marks) for line in says]
     assert expected[0] in judged.reasons[0], judged.reasons
     assert all(line in "\n".join(judged.reasons) for line in expected), judged.reasons
-    assert all(line.isprintable() for line in judged.reasons)
+    assert all(visible(line) == line for line in judged.reasons)
 
 
 def test_two_applications_deploying_the_folder_are_not_guessed_between(
