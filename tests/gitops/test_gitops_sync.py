@@ -135,9 +135,17 @@ CASES: list[Any] = [
                   "more objects failed to apply, reason: admission webhook "
                   '"mpod.tensor-fusion.ai" denied the request: gpu pool not found\\x1b[2J'],
                  False, id="argo-sync-failed"),
-    pytest.param("argo-sync-error.yaml", {}, State.STOP, ARGO,
+    pytest.param("argo-error-condition.yaml", {"CONDITION": "SyncError", "MESSAGE": (
+                     "Failed sync attempt to {RUNG}: one or more synchronization tasks are not "
+                     "valid (retried 5 times).")}, State.STOP, ARGO,
                  ["SyncError: Failed sync attempt to {RUNG}: one or more synchronization tasks "
                   "are not valid (retried 5 times)."], False, id="argo-sync-error-condition"),
+    pytest.param("argo-error-condition.yaml", {"CONDITION": "ComparisonError", "MESSAGE": (
+                     "Failed to load target state: failed to generate manifest for source 1 of "
+                     "1: rpc error: code = Unknown desc = context deadline exceeded")},
+                 State.WAIT, ARGO,
+                 ["cannot compare the repository (ComparisonError: Failed to load target state: "
+                  "failed to generate manifest"], False, id="argo-comparison-error"),
     pytest.param("argo-degraded.yaml", {}, State.STOP, ARGO,
                  ["health Degraded",
                   'Deployment ml-serving/chat: Deployment "chat" exceeded its progress '
@@ -171,6 +179,9 @@ CASES: list[Any] = [
                  ["Ready False (HealthCheckFailed: health check failed after 5m0.02s: timeout "
                   "waiting for: [Deployment/ml-serving/chat status: 'InProgress']) at revision "
                   "main@sha1:{RUNG}"], False, id="flux-not-ready"),
+    pytest.param("flux-artifact-failed.yaml", {}, State.WAIT, FLUX,
+                 ["is not ready (ArtifactFailed: Source artifact not found, retrying in 30s)"],
+                 False, id="flux-without-its-source"),
     pytest.param("flux-reconciling.yaml", {}, State.SHOWN, FLUX,
                  ["runs revision main@sha1:{RUNG} (being applied), which holds the rung's commit "
                   "{RUNG12}; it is reconciling (Progressing: Running health checks for revision "

@@ -4,9 +4,10 @@ pkg/apis/application/v1alpha1/types.go, v3):
 - ``status.operationState`` (:1457) is the last sync: ``phase`` ``Failed`` or ``Error``
   (gitops-engine/pkg/sync/common/types.go:82) is a stop with its ``message``; ``Running``
   towards the rung's commit (``operation.sync.revision(s)``, :1445) has it rolling out;
-- ``status.conditions`` (:1926): a ``SyncError`` (the automated sync failed, :1912),
-  ``ComparisonError`` (the manifests could not be rendered) or ``InvalidSpecError`` is a
-  stop with its ``message``;
+- ``status.conditions`` (:1926): a ``SyncError`` (the automated sync failed, :1912) is a
+  stop with its ``message``; a ``ComparisonError`` (:1910: the repository could not be
+  fetched or rendered, often for a while only) or an ``InvalidSpecError`` (:1908) says
+  nothing of the rung: a wait, with its ``message``;
 - ``status.health`` (:1960): ``Degraded`` (gitops-engine/pkg/health/health.go:28) is a
   stop with its message and those of the degraded resources of ``status.resources``
   (:2235); ``Progressing`` or ``Missing`` at the rung's commit is shown, rolling;
@@ -25,14 +26,15 @@ from tfpolicy.gitops.deployers import Deployer
 from tfpolicy.gitops.verdicts import Judgement, Rung, running, shown, stop, unreadable, wait
 
 FAILED = ("Failed", "Error")
-ERRORS = ("SyncError", "ComparisonError", "InvalidSpecError")
+ERRORS = ("SyncError",)
+UNCOMPARED = ("ComparisonError", "InvalidSpecError")
 ROLLING = ("Progressing", "Missing")
 _DEGRADED_SHOWN = 3  # resources named under a degraded Application
 
 
 def judged_application(found: Deployer, rung: Rung) -> Judgement:
     status = found.item.get("status") or {}
-    return (_failed(found, status) or _degraded(found, status)
+    return (_failed(found, status) or _degraded(found, status) or _uncompared(found, status)
             or _syncing(found, status, rung) or _synced(found, status, rung))
 
 
@@ -62,6 +64,14 @@ def _degraded(found: Deployer, status: Mapping[str, Any]) -> Judgement | None:
              f"{shown(r['health'].get('message') or 'Degraded')}"
              for r in sick[:_DEGRADED_SHOWN]]
     return stop(found.controller, f"health Degraded{message}", *lines)
+
+
+def _uncompared(found: Deployer, status: Mapping[str, Any]) -> Judgement | None:
+    for condition in status.get("conditions") or []:
+        if condition.get("type") in UNCOMPARED:
+            return wait(found.controller, f"cannot compare the repository "
+                                          f"({condition['type']}: {_message(condition)})")
+    return None
 
 
 def _syncing(found: Deployer, status: Mapping[str, Any], rung: Rung) -> Judgement | None:

@@ -2,13 +2,15 @@
 
 Both follow the GitOps Toolkit's conditions (fluxcd/pkg apis/meta/conditions.go:43-63):
 ``Stalled`` true is a stop; ``Ready`` false is a stop with its ``reason`` and ``message``
-(kustomize-controller: ``ArtifactFailed``, ``BuildFailed``, ``HealthCheckFailed``,
+(kustomize-controller: ``BuildFailed``, ``HealthCheckFailed``,
 ``PruneFailed``, ``ReconciliationFailed``, fluxcd/kustomize-controller
 docs/spec/v1/kustomizations.md:2347; helm-controller: ``InstallFailed``,
 ``UpgradeFailed``, ``TestFailed``, ``RollbackFailed``, …, fluxcd/helm-controller
 api/v2/condition_types.go:41-89), unless the reason says it is still under way
-(``Progressing``, ``ProgressingWithRetry``) or waits on another object
-(``DependencyNotReady``: a wait); a ``Healthy`` false (kustomizations.md:2347) is a stop.
+(``Progressing``, ``ProgressingWithRetry``), or waits on another object or on the
+source (``DependencyNotReady``; ``ArtifactFailed``: the source or its path could not be
+fetched, fluxcd/kustomize-controller internal/controller/kustomization_controller.go:215
+and :366-379): a wait; a ``Healthy`` false (kustomizations.md:2347) is a stop.
 ``Reconciling`` true, or ``Ready`` unknown, is a reconciliation under way.
 
 The revision that runs: a Kustomization's ``status.lastAppliedRevision``, set once its
@@ -30,7 +32,7 @@ from tfpolicy.gitops.deployers import Deployer
 from tfpolicy.gitops.verdicts import Judgement, Rung, running, shown, stop, unreadable, wait
 
 UNDER_WAY = ("Progressing", "ProgressingWithRetry")
-WAITING = ("DependencyNotReady",)
+WAITING = ("DependencyNotReady", "ArtifactFailed")  # another object, or the source, not ready
 
 
 def judged_kustomization(found: Deployer, rung: Rung) -> Judgement:
