@@ -237,6 +237,11 @@ def test_no_deployer_falls_back_to_object_times(history: History) -> None:
         "no Argo CD Application, Flux Kustomization or HelmRelease in the snapshot deploys "
         "deploy/inference; judged by object times",)
     assert gitops.sync_of({}, REPO, history.rung, history.contains) == judged
+    alone = Repository("deploy/inference", ())
+    assert gitops.sync_of(snapshot("argo-synced.yaml", history, REVISION=history.rung,
+                                   HEALTH="Healthy"), alone, history.rung, history.contains
+                          ).reasons == ("the repository has no remote, so no Argo CD or Flux "
+                                        "object can be matched to it; judged by object times",)
 
 
 def test_the_judgement_names_the_revision_the_controller_runs(history: History) -> None:

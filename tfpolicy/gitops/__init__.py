@@ -19,7 +19,7 @@ from tfpolicy.gitops.argo import judged_application
 from tfpolicy.gitops.deployers import Deployer, Objects, Repository, Several, deployer
 from tfpolicy.gitops.flux import judged_helm_release, judged_kustomization
 from tfpolicy.gitops.kinds import GROUPS, KINDS, RESOURCES, check_shape, in_group
-from tfpolicy.gitops.verdicts import NO_DEPLOYER, Judgement, Rung, State, shown
+from tfpolicy.gitops.verdicts import NO_DEPLOYER, NO_REMOTE, Judgement, Rung, State, shown
 
 __all__ = ["GROUPS", "KINDS", "RESOURCES", "Deployer", "Judgement", "Repository", "Several",
            "State", "chart_commit_of", "check_shape", "commit_of", "deployer", "in_group",
@@ -38,6 +38,8 @@ def judged(sync: Deployer | Several | None, commit: str, contains: Callable[[str
     """``sync``: what :func:`deployer` found for ``repo``; ``commit``: the commit that set
     the rung; ``contains(c)``: whether commit ``c`` (full or abbreviated, as the
     controller reports it) holds the rung's commit."""
+    if sync is None and not repo.urls:
+        return Judgement(State.NONE, (NO_REMOTE,))
     if sync is None:
         return Judgement(State.NONE, (NO_DEPLOYER.format(path=shown(repo.path)),))
     if isinstance(sync, Several):

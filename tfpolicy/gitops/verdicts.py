@@ -22,6 +22,8 @@ _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 LONGEST = 400  # characters of a controller's message kept on the line
 NO_DEPLOYER = ("no Argo CD Application, Flux Kustomization or HelmRelease in the snapshot "
                "deploys {path}; judged by object times")
+NO_REMOTE = ("the repository has no remote, so no Argo CD or Flux object can be matched to it; "
+             "judged by object times")
 
 
 class State(Enum):
