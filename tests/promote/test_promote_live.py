@@ -19,6 +19,8 @@ import json, sys
 with open({record!r}, "a") as out:
     out.write(json.dumps(sys.argv[1:]) + "\\n")
 kinds = sys.argv[sys.argv.index("get") + 1]
+if kinds.endswith((".argoproj.io", ".fluxcd.io")):  # no GitOps controller in this cluster
+    sys.exit("error: the server doesn't have a resource type " + repr(kinds.split(".")[0]))
 sys.stdout.write(open({workloads!r} if kinds.startswith("pods") else {operator!r}).read())
 """
 
@@ -51,7 +53,9 @@ def test_live_runs_kubectl_get_only_with_the_context(tmp_path: Path,
     assert repo.promote("--live", "--context", "prod-eu", "--commit", hour=9) == 0
     calls = [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
     kinds = ["pods,replicasets,events",
-             "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai"]
+             "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai",
+             "applications.argoproj.io", "kustomizations.kustomize.toolkit.fluxcd.io",
+             "helmreleases.helm.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"]
     assert calls == [["--context", "prod-eu", "get", k, "-A", "-o", "yaml"] for k in kinds]
     out = capsys.readouterr().out
     assert "snapshot: kubectl --context prod-eu" in out

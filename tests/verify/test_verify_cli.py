@@ -147,6 +147,7 @@ echo "$@" >> {folder}/argv.log
 case "$*" in
   "config current-context") {f'echo {current}' if current else 'exit 1'};;
   *gpus.tensor-fusion.ai*) {missing if operator_missing else f'cat {folder}/operator.yaml'};;
+  *.argoproj.io*|*.fluxcd.io*) {missing};;
   *) cat {folder}/workloads.yaml;;
 esac
 """)
@@ -163,7 +164,10 @@ def test_live_runs_kubectl_get_with_the_context(tmp_path: Path) -> None:
     assert log.read_text().splitlines() == [
         "--context prod-eu get pods,replicasets,events -A -o yaml",
         "--context prod-eu get gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,"
-        "gpupools.tensor-fusion.ai -A -o yaml"]
+        "gpupools.tensor-fusion.ai -A -o yaml",
+        *(f"--context prod-eu get {kind} -A -o yaml" for kind in (
+            "applications.argoproj.io", "kustomizations.kustomize.toolkit.fluxcd.io",
+            "helmreleases.helm.toolkit.fluxcd.io", "gitrepositories.source.toolkit.fluxcd.io"))]
 
 
 def test_live_names_the_current_context_it_read(tmp_path: Path) -> None:

@@ -145,6 +145,7 @@ echo "$@" >> {folder}/argv.log
 case "$*" in
   *gpus.tensor-fusion.ai*) cat {folder}/operator.yaml;;
   *rollouts.argoproj.io*) {missing if rollouts_missing else f'cat {folder}/rollouts.yaml'};;
+  *.argoproj.io*|*.fluxcd.io*) printf 'apiVersion: v1\\nitems: []\\nkind: List\\n';;
   *) cat {folder}/workloads.yaml;;
 esac
 """, encoding="utf-8")

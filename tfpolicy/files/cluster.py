@@ -4,7 +4,11 @@ allows is all it can read).
 
 The operator's custom resources may be absent (the operator is not installed
 yet), which kubectl says as a missing resource type: the snapshot then holds
-no GPU objects, and the report says so.
+no GPU objects, and the report says so. So may the GitOps controllers' (Argo CD's
+Applications, Flux's Kustomizations, HelmReleases and GitRepositories, each asked for
+alone: a cluster runs one controller or the other, and Flux's are installed one by one),
+and a kubeconfig may not be allowed to list them: the snapshot then holds none, and
+promote judges the sync by object times, saying so (docs/hosts.md).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from tfpolicy import yamlio
+from tfpolicy import gitops, yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.sources import MAX_FILE_BYTES, read_text, shown_name
 from tfpolicy.inventory import load_inventory
@@ -27,7 +31,9 @@ from tfpolicy.verify import Snapshot, snapshot_of
 WORKLOAD_KINDS = "pods,replicasets,events"
 OPERATOR_KINDS = "gpus.tensor-fusion.ai,gpunodes.tensor-fusion.ai,gpupools.tensor-fusion.ai"
 ROLLOUT_KINDS = "rollouts.argoproj.io"  # their stable and canary revisions
+GITOPS_KINDS = gitops.RESOURCES  # which commit the cluster runs, as its controller says
 _NO_TYPE = "the server doesn't have a resource type"
+_FORBIDDEN = "(Forbidden)"  # kubectl's "Error from server (Forbidden): … cannot list …"
 _KUBECTL_SECONDS = 120
 
 
@@ -43,7 +49,8 @@ def read_snapshots(files: tuple[str, ...]) -> Snapshot:
 def live_snapshot(context: str | None, rollouts: bool) -> Snapshot:
     """The cluster as ``kubectl`` shows it now (Argo's Rollouts too when ``rollouts``)."""
     found: list[tuple[str, Any]] = []
-    for kinds in (WORKLOAD_KINDS, OPERATOR_KINDS, *([ROLLOUT_KINDS] if rollouts else [])):
+    for kinds in (WORKLOAD_KINDS, OPERATOR_KINDS, *([ROLLOUT_KINDS] if rollouts else []),
+                  *GITOPS_KINDS):
         text = _kubectl_get(context, kinds)
         shown = f"<kubectl get {kinds}>"
         found.extend((shown, doc) for doc in yamlio.load_all(text, file=shown))
@@ -94,6 +101,14 @@ def _current_context() -> str:
     return name if usable else ""
 
 
+def _absent(kinds: str, error: str) -> bool:
+    """kubectl's error says the kinds are not there: a CRD not installed, or (a GitOps
+    controller's only) not for this kubeconfig to list."""
+    if kinds == WORKLOAD_KINDS:
+        return False
+    return _NO_TYPE in error or (kinds in GITOPS_KINDS and _FORBIDDEN in error)
+
+
 def _kubectl_get(context: str | None, kinds: str) -> str:
     program = shutil.which("kubectl")
     if program is None:
@@ -105,8 +120,8 @@ def _kubectl_get(context: str | None, kinds: str) -> str:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise TfpolicyError(f"--live: kubectl get {kinds} did not run: {exc}") from None
     error = done.stderr.decode("utf-8", "replace").strip()
-    if done.returncode != 0 and kinds != WORKLOAD_KINDS and _NO_TYPE in error:
-        return ""  # the operator's (or Argo's) CRDs are not installed: the report says so
+    if done.returncode != 0 and _absent(kinds, error):
+        return ""  # the operator's (or Argo's, or Flux's) CRDs are not installed
     if done.returncode != 0:
         last = error.splitlines()[-1][:200] if error else "no message"
         raise TfpolicyError(f"--live: kubectl get {kinds} failed ({done.returncode}): {last}")
