@@ -55,6 +55,7 @@ class WorkloadResult(Record):
     problems: tuple[Problem, ...] = ()
     pods: tuple[PodLine, ...] = ()
     replicasets: tuple[ReplicaSetLine, ...] = ()
+    vram_limit: int = 0  # MiB per GPU the step's vram-limit gives each TensorFusion pod
 
     @property
     def verdict(self) -> Verdict:
