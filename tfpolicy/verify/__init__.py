@@ -18,19 +18,22 @@ from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
 from tfpolicy.verify.gpu_verdicts import check_gpus
+from tfpolicy.verify.savings import savings
 from tfpolicy.verify.verdicts import (
     GpuResult,
     Origin,
     Problem,
     Report,
+    Savings,
     Shows,
     Verdict,
     WorkloadResult,
 )
 from tfpolicy.verify.workloads import check_workloads
 
-__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Shows", "Snapshot", "StepPlan",
-           "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of", "verify"]
+__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Savings", "Shows", "Snapshot",
+           "StepPlan", "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of",
+           "verify"]
 
 NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
                "GPUNode or GPU object (install the chart before the takeover step)")
@@ -50,8 +53,10 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
     cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
+    found = savings(given, planned.step, snapshot, (s for s, _ in states.values()), gpus)
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
-                  origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads))
+                  origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads),
+                  savings=found)
 
 
 def origin_of(snapshot: Snapshot, source: str, wall: str = "") -> Origin:

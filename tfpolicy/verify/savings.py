@@ -1,0 +1,103 @@
+"""What a rightsize step frees, measured in the cluster against the plan's promise
+(docs/verify.md, "Savings").
+
+Measured: a GPU of the snapshot is free when no pod holds it: no running pod names it
+in its ``tensor-fusion.ai/gpu-ids``, the device plugin does not use it
+(``status.usedBy``), it holds no partition, and its ``status.available`` is its whole
+capacity (so a pod the snapshot does not show, of a namespace left out, still holds
+its GPU). A GPU node is free when all its GPUs are. Promised: the plan's own figures
+for the step (its idle GPUs, and its GPU nodes not in use), from the same simulation
+``tfpolicy plan`` runs on the same input, never a second packing.
+
+Fewer freed than promised by more than a tenth (the scheduler spread the pods the plan
+packs) is a warning: the step holds, its savings do not.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from tfpolicy.plan import PlanInput, Step, run_plan
+from tfpolicy.plan.step_reports import Plan
+from tfpolicy.records import Record, replace
+from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of
+from tfpolicy.verify.pods import PodState
+from tfpolicy.verify.verdicts import GpuResult, Savings
+
+FREEING = ("rightsize",)  # the stages whose steps free GPUs
+FAR = (9, 10)  # measured below 9/10 of the promise is far below
+_MANAGED_BY = "tensor-fusion.ai/managed-by"  # a GPU's node, as the operator labels it
+
+
+class Measured(Record):
+    gpus: int  # GPUs in the snapshot
+    gpus_free: int
+    nodes_free: int
+    tf_gpus: int  # GPUs the running TensorFusion pods name
+
+
+def savings(given: PlanInput, step: Step, snapshot: Snapshot, states: Iterable[PodState],
+            gpus: Iterable[GpuResult]) -> Savings | None:
+    """None outside the steps that free capacity."""
+    if step.stage not in FREEING:
+        return None
+    seen = measure(snapshot, list(states), gpus)
+    plan = run_plan(replace(given, consolidate=False, progress=None))
+    return promised(plan, step, seen)
+
+
+def promised(plan: Plan, step: Step, seen: Measured) -> Savings:
+    report = plan.steps[step.number - 1]
+    shown = f"step {step.number:02d} {step.name}"
+    if report.usage is None or not report.fits:
+        return Savings(seen.gpus_free, seen.nodes_free, 0, 0,
+                       f"the plan's {shown} does not fit: it promises no savings to measure")
+    total = report.usage.total
+    gpus, nodes = total.idle, plan.summary.nodes_total - report.nodes_in_use
+    found = Savings(seen.gpus_free, seen.nodes_free, gpus, nodes)
+    fleet = total.idle + total.tensor_fusion + total.device_plugin
+    if seen.gpus != fleet:
+        return replace(found, warning=f"the snapshot shows {seen.gpus} GPUs, the plan's "
+                       f"inventory {fleet}: the figures count different fleets")
+    if not (_far_below(seen.gpus_free, gpus) or _far_below(seen.nodes_free, nodes)):
+        return found
+    return replace(found, warning=(
+        f"{seen.gpus_free} GPUs and {seen.nodes_free} nodes free, the plan's {shown} leaves "
+        f"{gpus} and {nodes}: its TensorFusion pods hold {seen.tf_gpus} GPUs where the plan "
+        f"packs them on {total.tensor_fusion}; the scheduler did not pack them as planned "
+        "(the pool's placement mode, or pods placed before the others freed their cards)"))
+
+
+def _far_below(measured: int, planned: int) -> bool:
+    return measured * FAR[1] < planned * FAR[0]
+
+
+def measure(snapshot: Snapshot, states: list[PodState],
+            gpus: Iterable[GpuResult]) -> Measured:
+    """``gpus``: the GPU ledger's reading of each GPU's status (its quantities parsed)."""
+    held = {gpu for s in states if s.active for gpu in s.gpu_ids}
+    ours = {gpu for s in states if s.active and s.tensor_fusion for gpu in s.gpu_ids}
+    objects = {name_of(g): g for g in snapshot.of("GPU")}
+    by_node: dict[str, list[bool]] = defaultdict(list)
+    for gpu in gpus:
+        item = objects.get(gpu.name, {})
+        by_node[gpu.node or _node(item) or gpu.name].append(
+            gpu.name not in held and _idle(gpu, item))
+    free = [f for frees in by_node.values() for f in frees]
+    return Measured(len(free), sum(free), sum(all(f) for f in by_node.values()),
+                    len(ours & set(objects)))
+
+
+def _idle(gpu: GpuResult, item: Mapping[str, Any]) -> bool:
+    """Held by no one the GPU itself knows of: not the device plugin's, no partition, its
+    whole capacity available (the allocator resets it so on release)."""
+    status = item.get("status") or {}
+    if status.get("usedBy") not in (None, "", "tensor-fusion") or gpu.partitions:
+        return False
+    return (gpu.tflops, gpu.vram) == (gpu.capacity_tflops, gpu.capacity_vram)
+
+
+def _node(gpu: Mapping[str, Any]) -> str:
+    return str(meta(gpu, "labels").get(_MANAGED_BY) or "")
