@@ -53,7 +53,9 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
     cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
-    found = savings(given, planned.step, snapshot, (s for s, _ in states.values()), gpus)
+    rolling = any(p.verdict is Verdict.WAIT for w in workloads for p in w.problems)
+    found = savings(given, planned.step, snapshot, (s for s, _ in states.values()), gpus,
+                    rolling)
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
                   origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads),
                   savings=found)

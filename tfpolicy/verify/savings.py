@@ -28,6 +28,7 @@ from tfpolicy.verify.verdicts import GpuResult, Savings
 
 FREEING = ("rightsize",)  # the stages whose steps free GPUs
 FAR = (9, 10)  # measured below 9/10 of the promise is far below
+_SHORT = "fewer freed than the plan promises"
 _MANAGED_BY = "tensor-fusion.ai/managed-by"  # a GPU's node, as the operator labels it
 
 
@@ -39,13 +40,18 @@ class Measured(Record):
 
 
 def savings(given: PlanInput, step: Step, snapshot: Snapshot, states: Iterable[PodState],
-            gpus: Iterable[GpuResult]) -> Savings | None:
-    """None outside the steps that free capacity."""
+            gpus: Iterable[GpuResult], rolling: bool = False) -> Savings | None:
+    """None outside the steps that free capacity. ``rolling``: a workload still waits for
+    its rollout, so the pods are not all where they will be."""
     if step.stage not in FREEING:
         return None
     seen = measure(snapshot, list(states), gpus)
     plan = run_plan(replace(given, consolidate=False, progress=None))
-    return promised(plan, step, seen)
+    found = promised(plan, step, seen)
+    if rolling and found.warning.startswith(_SHORT):
+        return replace(found, warning="measured while the rollout is in progress: verify "
+                       "again once it is done")
+    return found
 
 
 def promised(plan: Plan, step: Step, seen: Measured) -> Savings:
@@ -64,10 +70,10 @@ def promised(plan: Plan, step: Step, seen: Measured) -> Savings:
     if not (_far_below(seen.gpus_free, gpus) or _far_below(seen.nodes_free, nodes)):
         return found
     return replace(found, warning=(
-        f"{seen.gpus_free} GPUs and {seen.nodes_free} nodes free, the plan's {shown} leaves "
-        f"{gpus} and {nodes}: its TensorFusion pods hold {seen.tf_gpus} GPUs where the plan "
-        f"packs them on {total.tensor_fusion}; the scheduler did not pack them as planned "
-        "(the pool's placement mode, or pods placed before the others freed their cards)"))
+        f"{_SHORT} at {shown}: its TensorFusion pods hold {seen.tf_gpus} GPUs where the "
+        f"plan packs them on {total.tensor_fusion}; the scheduler did not pack them as "
+        "planned (the pool's placement mode, or pods placed before the others freed their "
+        "cards)"))
 
 
 def _far_below(measured: int, planned: int) -> bool:

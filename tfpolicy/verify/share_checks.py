@@ -49,8 +49,8 @@ def share_problems(expected: Expected, pods: list[PodState],
     for pod in (p for p in pods if p.stale and p.share is not None):
         assert pod.share is not None
         groups[(*_why(roles.get(pod.owner), short), pod.share)].append(pod.name)
-    return [Problem(verdict, expected.key, f"{len(names)} TensorFusion pods run at "
-                    f"{said(seen)} ({_names(names)}), the step gives each {said(want)}: {why}")
+    return [Problem(verdict, expected.key, f"{len(names)} TensorFusion pods ({_names(names)}) "
+                    f"run at {said(seen)}; the step gives each {said(want)}: {why}")
             for (verdict, why, seen), names in sorted(groups.items(), key=_order)]
 
 
