@@ -138,11 +138,18 @@ def spread() -> list[dict[str, Any]]:
             *fleet({0: [SHARE], 1: [SHARE], 2: [SHARE]})]
 
 
+def rolling_back() -> list[dict[str, Any]]:
+    """Back to step 04 (takeover-100) after the rightsize: the takeover's template is the
+    new revision, whole cards; one pod of the rightsize's revision still runs at its share."""
+    return [whole(vllm("k2x9p", 1)), vllm("h5n2c", 0, OLD), whole(trainer(2)), *sets(1, 1),
+            *fleet({0: [SHARE], 1: None, 2: None})]
+
+
 def scenarios() -> dict[str, list[dict[str, Any]]]:
     return {"rightsize-ready": ready(), "rightsize-old-share": old_share(),
             "rightsize-other-share": other_share(),
             "rightsize-whole-card": whole_card_taken(), "rightsize-oom": oom_killed(),
-            "rightsize-spread": spread()}
+            "rightsize-spread": spread(), "rightsize-rolling-back": rolling_back()}
 
 
 def main() -> int:

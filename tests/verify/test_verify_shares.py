@@ -210,3 +210,18 @@ def test_the_page_shows_the_savings_without_script(
     assert page == again and "<script" not in page
     assert '<section id="savings" data-warning="yes">' in page
     assert '<td id="savings-gpusFree">1</td><td id="savings-plannedGpusFree">3</td>' in page
+
+
+def test_rolling_back_to_whole_cards_waits_for_the_pods_at_a_share(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The takeover step (04) after a rightsize: a pod of the rightsize's revision still at
+    its share is a wait, and its GPU is counted at that share, not at a whole card."""
+    code, out = run(capsys, "verify", "-p", "rightsize-example", "--inventory", INVENTORY,
+                    "--step", "4", "--format", "json", MANIFESTS, "--cluster",
+                    str(HERE / "snapshots" / "rightsize-rolling-back.yaml"))
+    report = json.loads(out)
+    assert code == 75 and report["savings"] is None
+    said = problems(report, "Deployment/ml-serving/vllm")
+    assert said[0]["verdict"] == "wait" and "vllm-6d5f7c9b8-h5n2c) run at 30/60" in \
+        said[0]["message"] and "the step gives each a whole card" in said[0]["message"]
+    assert all(g["verdict"] == "ready" for g in report["gpus"])
