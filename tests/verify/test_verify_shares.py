@@ -225,3 +225,30 @@ def test_rolling_back_to_whole_cards_waits_for_the_pods_at_a_share(
     assert said[0]["verdict"] == "wait" and "vllm-6d5f7c9b8-h5n2c) run at 30/60" in \
         said[0]["message"] and "the step gives each a whole card" in said[0]["message"]
     assert all(g["verdict"] == "ready" for g in report["gpus"])
+
+
+def test_the_promise_counts_the_pools_the_snapshot_shows(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The bundled examples keep two T4 nodes for the device plugin alone
+    (``devicePluginOnly``), which hold no GPU object: the plan's figures for the step are
+    taken over the TensorFusion pool the snapshot shows, from the same JSON."""
+    examples = ROOT / "examples"
+    code, out = run(capsys, "plan", "-p", "rightsize-example", "--inventory",
+                    str(examples / "inventory.yaml"), "--format", "json",
+                    str(examples / "manifests"))
+    assert code == 0, out
+    plan = json.loads(out)
+    step = plan["steps"][STEP - 1]
+    legacy = [w for w in step["workloads"] if all(n.startswith("t4-legacy-") for n in w["nodes"])]
+    outside_gpus = step["gpus"]["total"] - sum(p["gpus"] for p in step["pools"])
+    outside_idle = outside_gpus - sum(w["wholeGpus"] for w in legacy)
+    outside_busy = len({n for w in legacy for n in w["nodes"]})
+    _, out = run(capsys, "verify", "-p", "rightsize-example", "--inventory",
+                 str(examples / "inventory.yaml"), "--step", str(STEP), "--format", "json",
+                 str(examples / "manifests"), "--cluster",
+                 str(examples / "cluster" / "after-takeover.yaml"))
+    savings = json.loads(out)["savings"]
+    assert savings["plannedGpusFree"] == step["gpus"]["idle"] - outside_idle
+    assert savings["plannedNodesFree"] == (plan["summary"]["nodesTotal"] - 2) - (
+        step["nodesInUse"] - outside_busy)  # the inventory's two t4-legacy nodes
+    assert "different fleets" not in (savings["warning"] or "")

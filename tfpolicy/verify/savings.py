@@ -19,9 +19,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from tfpolicy.admission.keys import GPUPOOL
 from tfpolicy.plan import PlanInput, Step, run_plan
-from tfpolicy.plan.step_reports import Plan
+from tfpolicy.plan.step_reports import Plan, StepReport
 from tfpolicy.records import Record, replace
+from tfpolicy.scheduler import Inventory
 from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of
 from tfpolicy.verify.pods import PodState
 from tfpolicy.verify.verdicts import GpuResult, Savings
@@ -37,6 +39,7 @@ class Measured(Record):
     gpus_free: int
     nodes_free: int
     tf_gpus: int  # GPUs the running TensorFusion pods name
+    pools: frozenset[str] = frozenset()  # the GPUs' pools, by their gpupool label
 
 
 def savings(given: PlanInput, step: Step, snapshot: Snapshot, states: Iterable[PodState],
@@ -47,33 +50,60 @@ def savings(given: PlanInput, step: Step, snapshot: Snapshot, states: Iterable[P
         return None
     seen = measure(snapshot, list(states), gpus)
     plan = run_plan(replace(given, consolidate=False, progress=None))
-    found = promised(plan, step, seen)
+    found = promised(plan, step, seen, given.inventory)
     if rolling and found.warning.startswith(_SHORT):
         return replace(found, warning="measured while the rollout is in progress: verify "
                        "again once it is done")
     return found
 
 
-def promised(plan: Plan, step: Step, seen: Measured) -> Savings:
+class Promise(Record):
+    """The plan's figures for a step, over the pools the snapshot shows."""
+
+    gpus: int  # GPUs of those pools in the plan's inventory
+    gpus_free: int
+    nodes_free: int
+    tf_gpus: int  # GPUs its TensorFusion pods take
+
+
+def promised(plan: Plan, step: Step, seen: Measured, inventory: Inventory) -> Savings:
     report = plan.steps[step.number - 1]
     shown = f"step {step.number:02d} {step.name}"
     if report.usage is None or not report.fits:
         return Savings(seen.gpus_free, seen.nodes_free, 0, 0,
                        f"the plan's {shown} does not fit: it promises no savings to measure")
-    total = report.usage.total
-    gpus, nodes = total.idle, plan.summary.nodes_total - report.nodes_in_use
-    found = Savings(seen.gpus_free, seen.nodes_free, gpus, nodes)
-    fleet = total.idle + total.tensor_fusion + total.device_plugin
-    if seen.gpus != fleet:
+    promise = _promise(plan, report, inventory, seen.pools)
+    found = Savings(seen.gpus_free, seen.nodes_free, promise.gpus_free, promise.nodes_free)
+    if seen.gpus != promise.gpus:
         return replace(found, warning=f"the snapshot shows {seen.gpus} GPUs, the plan's "
-                       f"inventory {fleet}: the figures count different fleets")
-    if not (_far_below(seen.gpus_free, gpus) or _far_below(seen.nodes_free, nodes)):
+                       f"inventory {promise.gpus}: the figures count different fleets")
+    if not (_far_below(seen.gpus_free, promise.gpus_free)
+            or _far_below(seen.nodes_free, promise.nodes_free)):
         return found
     return replace(found, warning=(
         f"{_SHORT} at {shown}: its TensorFusion pods hold {seen.tf_gpus} GPUs where the "
-        f"plan packs them on {total.tensor_fusion}; the scheduler did not pack them as "
+        f"plan packs them on {promise.tf_gpus}; the scheduler did not pack them as "
         "planned (the pool's placement mode, or pods placed before the others freed their "
         "cards)"))
+
+
+def _promise(plan: Plan, report: StepReport, inventory: Inventory,
+             pools: frozenset[str]) -> Promise:
+    """The step's figures over ``pools``: a snapshot holds the operator's GPU objects, not
+    the nodes the inventory keeps for the device plugin alone (``devicePluginOnly``)."""
+    assert report.usage is not None
+    counts = [c for c in report.usage.pools if c.pool in pools] or [report.usage.total]
+    gpus = sum(c.idle + c.tensor_fusion + c.device_plugin for c in counts)
+    free, ours = sum(c.idle for c in counts), sum(c.tensor_fusion for c in counts)
+    if counts == [report.usage.total]:
+        return Promise(gpus, free, plan.summary.nodes_total - report.nodes_in_use, ours)
+    pool_of = {g.name: g.pool for g in inventory.gpus}
+    inside = {n.name for n in inventory.nodes
+              if n.gpus and all(pool_of.get(g) in pools for g in n.gpus)}
+    busy = {node for w in report.workloads for node in w.nodes if node not in inside}
+    busy |= {g.node for g in inventory.gpus if g.node not in inside
+             and (g.external_tflops or g.external_vram or g.partitions)}
+    return Promise(gpus, free, len(inside) - (report.nodes_in_use - len(busy)), ours)
 
 
 def _far_below(measured: int, planned: int) -> bool:
@@ -92,8 +122,9 @@ def measure(snapshot: Snapshot, states: list[PodState],
         by_node[gpu.node or _node(item) or gpu.name].append(
             gpu.name not in held and _idle(gpu, item))
     free = [f for frees in by_node.values() for f in frees]
+    pools = frozenset(str(meta(g, "labels").get(GPUPOOL) or "") for g in objects.values())
     return Measured(len(free), sum(free), sum(all(f) for f in by_node.values()),
-                    len(ours & set(objects)))
+                    len(ours & set(objects)), pools)
 
 
 def _idle(gpu: GpuResult, item: Mapping[str, Any]) -> bool:
