@@ -7,7 +7,9 @@ in its ``tensor-fusion.ai/gpu-ids``, the device plugin does not use it
 capacity (so a pod the snapshot does not show, of a namespace left out, still holds
 its GPU). A GPU node is free when all its GPUs are. Promised: the plan's own figures
 for the step (its idle GPUs, and its GPU nodes not in use), from the same simulation
-``tfpolicy plan`` runs on the same input, never a second packing.
+``tfpolicy plan`` runs on the same input, never a second packing, taken over the pools
+the snapshot's GPUs belong to (an inventory's ``devicePluginOnly`` nodes have no GPU
+object, so they count on neither side).
 
 Fewer freed than promised by more than a tenth (the scheduler spread the pods the plan
 packs) is a warning: the step holds, its savings do not.
