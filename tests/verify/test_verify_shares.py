@@ -252,3 +252,15 @@ def test_the_promise_counts_the_pools_the_snapshot_shows(
     assert savings["plannedNodesFree"] == (plan["summary"]["nodesTotal"] - 2) - (
         step["nodesInUse"] - outside_busy)  # the inventory's two t4-legacy nodes
     assert "different fleets" not in (savings["warning"] or "")
+
+
+@pytest.mark.parametrize("asked", [4, 5])
+def test_the_shares_tell_which_step_the_cluster_shows(
+        asked: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """takeover-100 and rightsize-100 run as many TensorFusion pods: only their shares tell
+    the two apart, so a snapshot at rightsize-100 is not taken for takeover-100."""
+    _, out = run(capsys, "verify", "-p", "rightsize-example", "--inventory", INVENTORY,
+                 "--step", str(asked), MANIFESTS, "--cluster",
+                 str(HERE / "snapshots" / "rightsize-ready.yaml"))
+    assert out.splitlines()[0].startswith("the cluster shows step 08 rightsize-100 (0 pods")
+    assert out.splitlines()[0].endswith("did you mean --step 8?")

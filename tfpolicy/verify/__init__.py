@@ -9,7 +9,8 @@ Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tfpolicy.plan import PlanInput, Step
@@ -18,7 +19,9 @@ from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
 from tfpolicy.verify.gpu_verdicts import check_gpus
+from tfpolicy.verify.pods import PodState
 from tfpolicy.verify.savings import savings
+from tfpolicy.verify.shares import Share
 from tfpolicy.verify.verdicts import (
     GpuResult,
     Origin,
@@ -56,9 +59,18 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
     rolling = any(p.verdict is Verdict.WAIT for w in workloads for p in w.problems)
     found = savings(given, planned.step, snapshot, (s for s, _ in states.values()), gpus,
                     rolling)
+    shows = closest_step(given, planned, workloads, _shares(states.values()))
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
-                  origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads),
-                  savings=found)
+                  origin_of(snapshot, source, wall), shows=shows, savings=found)
+
+
+def _shares(states: Iterable[tuple[PodState, str]]) -> dict[str, list[Share]]:
+    """Per workload, the shares its TensorFusion pods hold (those ``seen_tf`` counts)."""
+    found: dict[str, list[Share]] = defaultdict(list)
+    for state, key in states:
+        if state.tensor_fusion and state.share is not None and (state.active or state.done):
+            found[key].append(state.share)
+    return found
 
 
 def origin_of(snapshot: Snapshot, source: str, wall: str = "") -> Origin:
