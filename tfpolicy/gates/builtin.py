@@ -7,7 +7,8 @@ gates"); ``builtinGates: {xidErrors: false, …}`` in ``.tfpolicy.yaml`` switche
   GPU object by its lower-cased UUID). Any non-zero sample in the window stops.
 - ``restarts``: a TensorFusion pod whose containers restarted, or were OOMKilled, since it
   was made (the snapshot's ``restartCount``, ``lastState.terminated.reason``): the pods
-  are made by the rung, so these are restarts since the rung.
+  are made by the rung, so these are restarts since the rung. Under a ``vram-limit`` it
+  names the limit, and whether it is the one the step's policy gives, with what to change.
 - ``vramLimit``: the GPU memory in use (``DCGM_FI_DEV_FB_USED``, MiB) at 98 % or more of
   the ``vram-limit`` of the TensorFusion pods on a GPU, when every one of them runs a
   framework that reserves its pool up front: the limiter refuses its allocations.
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfpolicy.gates.answers import Series
-from tfpolicy.gates.records import GateResult, Outcome, Query, Subject, Window
+from tfpolicy.gates.records import GateResult, Outcome, Pod, Query, Subject, Window
 from tfpolicy.records import replace
 
 XID = "DCGM_FI_DEV_XID_ERRORS"
@@ -40,8 +41,28 @@ def restarts(subject: Subject) -> GateResult:
     if not pods:
         return replace(base, message="holds: no TensorFusion pod restarted")
     said = "; ".join(f"{p.namespace}/{p.name}: {p.restarts} restarts"
-                     + (f", last {p.last_exit}" if p.last_exit else "") for p in pods)
+                     + (f", last {p.last_exit}" if p.last_exit else "") + _under_limit(p)
+                     for p in pods)
     return replace(base, outcome=Outcome.FAIL, message=f"fails: {said}")
+
+
+def _under_limit(pod: Pod) -> str:
+    """The vram-limit a restarted pod runs under, and whose it is: the limiter refuses the
+    allocations past it, a framework that reserves its pool up front fails at start."""
+    limit, policy = pod.vram_limit or pod.policy_vram_limit, pod.policy_vram_limit
+    if not limit:
+        return ""
+    whose = ("" if not policy else " (the policy's)" if limit == policy
+             else f" (the policy gives {mib_said(policy)})")
+    lower = ("lower the framework's pre-allocation"
+             + (f" ({pod.preallocation})" if pod.preallocation else ""))
+    hint = (f"raise the limit or {lower}" if pod.last_exit == "OOMKilled" else
+            f"if it ran out of GPU memory, raise the limit or {lower}")
+    return f", under vram-limit {mib_said(limit)}{whose}; {hint}"
+
+
+def mib_said(mib: int) -> str:
+    return f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
 
 
 def xid_errors(subject: Subject, series: Sequence[Series]) -> GateResult:

@@ -33,6 +33,8 @@ class Pod(Record):
     last_exit: str = ""  # the last terminated state's reason, e.g. OOMKilled
     vram_limit: int = 0  # MiB per GPU, from tensor-fusion.ai/vram-limit (0: none)
     preallocates: bool = False  # its framework reserves a memory pool up front
+    policy_vram_limit: int = 0  # MiB per GPU the step's policy gives it (0: none known)
+    preallocation: str = ""  # its framework's pool setting, "vLLM --gpu-memory-utilization 0.90"
 
 
 class Subject(Record):

@@ -9,7 +9,8 @@ Pure: the plan's input, a step number and a :class:`Snapshot` in; a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tfpolicy.plan import PlanInput, Step
@@ -18,19 +19,24 @@ from tfpolicy.verify.cluster_snapshot import Snapshot, snapshot_of
 from tfpolicy.verify.diagnose import dynamic_gpus, explain_pending, gpu_pools
 from tfpolicy.verify.expect import Expected, StepPlan, expect
 from tfpolicy.verify.gpu_verdicts import check_gpus
+from tfpolicy.verify.pods import PodState
+from tfpolicy.verify.savings import savings
+from tfpolicy.verify.shares import Share
 from tfpolicy.verify.verdicts import (
     GpuResult,
     Origin,
     Problem,
     Report,
+    Savings,
     Shows,
     Verdict,
     WorkloadResult,
 )
 from tfpolicy.verify.workloads import check_workloads
 
-__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Shows", "Snapshot", "StepPlan",
-           "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of", "verify"]
+__all__ = ["Expected", "GpuResult", "Origin", "Problem", "Report", "Savings", "Shows", "Snapshot",
+           "StepPlan", "Verdict", "WorkloadResult", "origin_of", "rollback_of", "snapshot_of",
+           "verify"]
 
 NO_OPERATOR = ("the TensorFusion operator is not installed: the snapshot has no GPUPool, "
                "GPUNode or GPU object (install the chart before the takeover step)")
@@ -50,8 +56,21 @@ def verify(given: PlanInput, step: int | None, snapshot: Snapshot, source: str =
     cluster = () if snapshot.operator_installed else (Problem(Verdict.STOP, "cluster",
                                                               NO_OPERATOR),)
     shown = f"{planned.step.number:02d} {planned.step.name}"
+    rolling = any(p.verdict is Verdict.WAIT for w in workloads for p in w.problems)
+    found = savings(given, planned.step, snapshot, (s for s, _ in states.values()), gpus,
+                    rolling)
+    shows = closest_step(given, planned, workloads, _shares(states.values()))
     return Report(shown, rollback_of(planned.previous), workloads, gpus, cluster,
-                  origin_of(snapshot, source, wall), shows=closest_step(given, planned, workloads))
+                  origin_of(snapshot, source, wall), shows=shows, savings=found)
+
+
+def _shares(states: Iterable[tuple[PodState, str]]) -> dict[str, list[Share]]:
+    """Per workload, the shares its TensorFusion pods hold (those ``seen_tf`` counts)."""
+    found: dict[str, list[Share]] = defaultdict(list)
+    for state, key in states:
+        if state.tensor_fusion and state.share is not None and (state.active or state.done):
+            found[key].append(state.share)
+    return found
 
 
 def origin_of(snapshot: Snapshot, source: str, wall: str = "") -> Origin:

@@ -31,6 +31,7 @@ from tfpolicy.plan.units import Unit
 from tfpolicy.records import Record, replace
 from tfpolicy.scheduler import Inventory, PodKind, PodRequest
 from tfpolicy.verify.matching import template_role
+from tfpolicy.verify.shares import Share, planned_share
 from tfpolicy.workloads.revisions import carries_template_hash
 
 
@@ -50,6 +51,7 @@ class Expected(Record):
     generate_name: str = ""  # a nameless object's prefix: its run is found in the cluster
     capped: bool = True  # an enabled-replicas cap bites on its pods (a canary rung moves
     # the other kinds whole: tfpolicy/stages/canary.py)
+    share: Share | None = None  # what each TensorFusion pod holds per GPU (verify.shares)
 
     @property
     def complete(self) -> bool:
@@ -106,8 +108,14 @@ def expect(given: PlanInput, number: int | None) -> StepPlan:
         role = template_role(docs[unit.doc].data, unit.path)
         workloads.append(Expected(unit.key, unit.kind, unit.namespace, unit.name, unit.replicas,
                                   pods.tensor_fusion, pods.native, request, pods.error, role,
-                                  unit.generate_name, _capped(unit.kind, templates[unit.key])))
+                                  unit.generate_name, _capped(unit.kind, templates[unit.key]),
+                                  planned_share(request, _notes(templates[unit.key]))))
     return StepPlan(step, steps[index - 2] if index > 1 else None, tuple(workloads))
+
+
+def _notes(template: Mapping[str, Any]) -> Mapping[str, Any]:
+    notes = (template.get("metadata") or {}).get("annotations") or {}
+    return notes if isinstance(notes, Mapping) else {}
 
 
 def _capped(kind: str, template: Mapping[str, Any]) -> bool:

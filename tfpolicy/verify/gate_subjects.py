@@ -18,6 +18,7 @@ from tfpolicy.admission.keys import VRAM_LIMIT
 from tfpolicy.frameworks.detect import detect
 from tfpolicy.gates import Pod, Subject
 from tfpolicy.inventory.fields import vram_of
+from tfpolicy.records import replace
 from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of, namespace_of
 from tfpolicy.verify.verdicts import Report, WorkloadResult
 
@@ -46,7 +47,8 @@ def _subject(result: WorkloadResult, pods: Mapping[tuple[str, str], Mapping[str,
     namespace = parts[1] if len(parts) >= 3 else ""
     running = [(line, pods.get((namespace, line.name), {})) for line in result.pods
                if line.status not in _GONE]
-    members = tuple(_pod(namespace, line.name, line.tensor_fusion, line.gpus, item)
+    members = tuple(replace(_pod(namespace, line.name, line.tensor_fusion, line.gpus, item),
+                            policy_vram_limit=result.vram_limit if line.tensor_fusion else 0)
                     for line, item in running)
     made = [t for line, item in running if line.tensor_fusion
             if (t := epoch(_created(item))) is not None]
@@ -64,9 +66,11 @@ def _pod(namespace: str, name: str, tf: bool, gpus: tuple[str, ...],
     limit = str(meta(item, "annotations").get(VRAM_LIMIT, "") or "")
     containers = (item.get("spec") or {}).get("containers") or []
     found = [detect(c, i) for i, c in enumerate(containers) if isinstance(c, Mapping)]
+    pools = [f for f in found if f is not None and f.preallocates]
     return Pod(namespace, name, tf, gpus, restarts, next((e for e in exits if e), ""),
                vram_of(limit, f"Pod {namespace}/{name} {VRAM_LIMIT}") if limit else 0,
-               any(f is not None and f.preallocates for f in found))
+               bool(pools), preallocation=", ".join(f"{f.framework.name} {f.where}"
+                                                     for f in pools))
 
 
 def _created(item: Mapping[str, Any]) -> str:

@@ -55,7 +55,8 @@ def check_gpus(snapshot: Snapshot, states: Mapping[str, tuple[PodState, str]],
     on_gpu: dict[str, list[tuple[str, Take]]] = defaultdict(list)
     for key, (state, workload) in sorted(states.items()):
         if state.active and state.tensor_fusion:
-            take = _take(requests.get(workload), pods[key], key)
+            # a pod at another share than the step's holds what its own annotations say
+            take = _take(None if state.stale else requests.get(workload), pods[key], key)
             for gpu in state.gpu_ids:
                 on_gpu[gpu].append((key, take))
     return tuple(_gpu(gpu, on_gpu.get(name_of(gpu), [])) for gpu in snapshot.of("GPU"))
@@ -103,10 +104,23 @@ def _gpu(gpu: Mapping[str, Any], takes: list[tuple[str, Take]]) -> GpuResult:
         return result  # a device-plugin GPU is outside the TensorFusion ledger
     if abs(has_t - want_t) > TFLOPS_TOLERANCE or abs(has_v - want_v) > VRAM_TOLERANCE:
         troubles.insert(0, f"reports {_tflops(has_t)} TFLOPS, {has_v} MiB available; the plan "
-                        f"leaves {_tflops(want_t)} TFLOPS, {want_v} MiB")
+                        f"leaves {_tflops(want_t)} TFLOPS, {want_v} MiB"
+                        + _whole_taken(takes, (has_t, has_v), (cap_t, cap_v)))
     if not troubles:
         return result
     return replace(result, problem=Problem(Verdict.STOP, f"GPU/{name}", "; ".join(troubles)))
+
+
+def _whole_taken(takes: list[tuple[str, Take]], available: tuple[int, int],
+                 capacity: tuple[int, int]) -> str:
+    """Said when the card shows taken whole while its pods hold shares: the limiter's
+    accounting (available minus each pod's request) is not what the allocator committed."""
+    shares = [t for _, t in takes if not t.whole and t.partition is None]
+    if available != (0, 0) or not shares or len(shares) < len(takes) or capacity == (0, 0):
+        return ""
+    return (f": the card shows taken whole, not reduced by its {len(shares)} pods' requests "
+            "(a pod of it still admitted with isolation shared, or the status not yet synced "
+            "since the rollout: verify again)")
 
 
 def _left(capacity: int, vram: int, takes: list[Take]) -> tuple[int, int]:

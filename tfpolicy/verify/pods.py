@@ -16,7 +16,8 @@ from typing import Any
 from tfpolicy.admission.keys import COMPONENT, ENABLED, GPU_COUNT, GPUPOOL, INJECT_CONTAINER
 from tfpolicy.admission.keys import ISOLATION as ISOLATION_KEY
 from tfpolicy.records import Record
-from tfpolicy.verify.cluster_snapshot import meta, name_of
+from tfpolicy.verify.cluster_snapshot import controller_of, meta, name_of
+from tfpolicy.verify.shares import Share, pod_share
 from tfpolicy.verify.verdicts import Problem, Verdict
 
 GPU_IDS = "tensor-fusion.ai/gpu-ids"
@@ -38,6 +39,9 @@ class PodState(Record):
     unmutated: bool = False  # labelled tensor-fusion.ai/enabled, yet without the webhook's marks
     status: str = ""  # the phase, a stuck container's reason, or Terminating
     gpu_count: int = 0  # the webhook's gpu-count annotation (0: absent or unreadable)
+    share: Share | None = None  # a TensorFusion pod's share, as the webhook wrote it
+    owner: str = ""  # its controller's name (a ReplicaSet's tells its revision)
+    stale: bool = False  # at another share than the step's (verify.shares)
 
 
 def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodState:
@@ -54,8 +58,10 @@ def pod_state(pod: Mapping[str, Any], events: list[Mapping[str, Any]]) -> PodSta
     problem = None if terminating else _problem(pod, phase, tf, ids, events)
     status = "Terminating" if terminating else _waiting_reason(pod) or phase
     count = str(notes.get(GPU_COUNT, ""))
+    owner = controller_of(pod)
     return PodState(name, tf, ids, active, problem, phase == "Succeeded" and not terminating,
-                    unmutated, status, int(count) if count.isdigit() else 0)
+                    unmutated, status, int(count) if count.isdigit() else 0,
+                    pod_share(notes) if tf else None, owner[1] if owner else "")
 
 
 def _problem(pod: Mapping[str, Any], phase: str, tf: bool, ids: tuple[str, ...],

@@ -46,6 +46,7 @@ def as_html(report: Report) -> str:
     body = [_shows(data["shows"]), _header(data), _cluster(data["cluster"])]
     body += [_workload(w) for w in problems_first(data["workloads"], _rank)]
     body.append(_gpus(data["gpus"]))
+    body.append(_savings(data["savings"]))
     body.append(gates_section(data["gates"]))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width\">"
@@ -202,3 +203,21 @@ def _gpus(gpus: list[dict[str, Any]]) -> str:
             "<tr><th>GPU</th><th>node</th><th>TFLOPS available</th><th>plan</th>"
             "<th>VRAM MiB available</th><th>plan</th><th>pods</th><th>partitions</th>"
             "<th>why</th></tr>" + "".join(rows) + "</table>")
+
+
+def _savings(savings: dict[str, Any] | None) -> str:
+    """The capacity a rightsize step frees, in the cluster and in the plan (none elsewhere)."""
+    if savings is None:
+        return ""
+    warning = savings["warning"]
+    rows = "".join(f"<tr><th>{label}</th><td id=\"savings-{key}\">{savings[key]}</td>"
+                   f"<td id=\"savings-{planned}\">{savings[planned]}</td></tr>"
+                   for label, key, planned in (("GPUs free", "gpusFree", "plannedGpusFree"),
+                                               ("GPU nodes free", "nodesFree",
+                                                "plannedNodesFree")))
+    said = (f"<p id=\"savings-warning\" class=\"wait\">warning: {escape(warning)}</p>"
+            if warning else "")
+    return (f"<section id=\"savings\" data-warning=\"{'yes' if warning else 'no'}\">"
+            "<h2>Savings: what the step frees, in the cluster and in the plan</h2><table>"
+            "<tr><th></th><th>in the cluster</th><th>the plan promises</th></tr>"
+            f"{rows}</table>{said}</section>")

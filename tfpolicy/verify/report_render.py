@@ -18,6 +18,7 @@ from tfpolicy.verify.verdicts import (
     Origin,
     Problem,
     Report,
+    Savings,
     Shows,
     Verdict,
     WorkloadResult,
@@ -48,7 +49,22 @@ def report_dict(report: Report) -> dict[str, Any]:
             "cluster": [_problem(p) for p in report.cluster],
             "workloads": [_workload(w) for w in report.workloads],
             "gpus": [_gpu(g) for g in report.gpus],
-            "gates": [gate_dict(g) for g in report.gates]}
+            "gates": [gate_dict(g) for g in report.gates],
+            "savings": None if report.savings is None else savings_dict(report.savings)}
+
+
+def savings_dict(savings: Savings) -> dict[str, Any]:
+    return {"gpusFree": savings.gpus_free, "nodesFree": savings.nodes_free,
+            "plannedGpusFree": savings.planned_gpus_free,
+            "plannedNodesFree": savings.planned_nodes_free,
+            "warning": savings.warning or None}
+
+
+def savings_line(savings: Savings) -> str:
+    """What the step freed in the cluster against what the plan promises for it."""
+    return (f"savings: {savings.gpus_free} GPUs and {savings.nodes_free} GPU nodes free; "
+            f"the plan promises {savings.planned_gpus_free} GPUs and "
+            f"{savings.planned_nodes_free} GPU nodes free at this step")
 
 
 def _origin(origin: Origin) -> dict[str, Any]:
@@ -139,6 +155,9 @@ def as_text(report: Report) -> str:
     lines.append(f"GPUs: {len(report.gpus)} checked, {len(off)} disagree with the plan")
     lines += [f"  {g.problem.verdict.word}: {g.problem.subject} on {g.node or '?'}: "
               f"{g.problem.message}" for g in off if g.problem is not None]
+    if report.savings is not None:
+        lines.append(savings_line(report.savings))
+        lines += [f"  warning: {report.savings.warning}"] if report.savings.warning else []
     lines += text_lines(report.gates)
     if report.verdict is Verdict.STOP:
         lines += ["", f"rollback: apply {report.rollback}"]

@@ -55,6 +55,7 @@ class WorkloadResult(Record):
     problems: tuple[Problem, ...] = ()
     pods: tuple[PodLine, ...] = ()
     replicasets: tuple[ReplicaSetLine, ...] = ()
+    vram_limit: int = 0  # MiB per GPU the step's vram-limit gives each TensorFusion pod
 
     @property
     def verdict(self) -> Verdict:
@@ -98,6 +99,17 @@ class Shows(Record):
     asked_off: int  # pods that differ from the asked step's
 
 
+class Savings(Record):
+    """What a step that frees capacity leaves free in the cluster, against the plan's own
+    figures for the step (:mod:`tfpolicy.verify.savings`)."""
+
+    gpus_free: int  # GPUs no pod holds, by the snapshot's GPU objects and pods' gpu-ids
+    nodes_free: int  # GPU nodes all of whose GPUs are free
+    planned_gpus_free: int  # the plan's idle GPUs after the step
+    planned_nodes_free: int  # the plan's GPU nodes not in use after the step
+    warning: str = ""  # measured far below the plan: pods not packed as planned
+
+
 class Report(Record):
     step: str  # e.g. "04 takeover-100"
     rollback: str  # the policy that undoes the step
@@ -107,6 +119,7 @@ class Report(Record):
     origin: Origin = Origin()
     gates: tuple[GateResult, ...] = ()  # the rung's gates (docs/gates.md); () when none run
     shows: Shows | None = None  # the step the cluster matches better than the one asked
+    savings: Savings | None = None  # None outside steps that free capacity (rightsize)
 
     @property
     def verdict(self) -> Verdict:

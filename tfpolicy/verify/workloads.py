@@ -16,6 +16,7 @@ from tfpolicy.verify.matching import RAY_HEAD_GROUP, Owners, candidates, pod_rol
 from tfpolicy.verify.pods import PodState, event_line, pod_state
 from tfpolicy.verify.replicasets import ROLLING, replicasets, revision_problems, revisions
 from tfpolicy.verify.runs import shared_prefix, with_runs
+from tfpolicy.verify.share_checks import at_step, share_problems, with_stale
 from tfpolicy.verify.verdicts import PodLine, Problem, Verdict, WorkloadResult
 
 # The ReplicaSet, StatefulSet and Job controllers', and the Kubeflow training operator's.
@@ -32,11 +33,13 @@ def check_workloads(expected: tuple[Expected, ...], snapshot: Snapshot
     owners = {(namespace_of(rs), name_of(rs)): controller_of(rs)
               for rs in snapshot.of("ReplicaSet")}
     expected = with_runs(expected, snapshot, owners)
+    keyed = {e.key: e for e in expected}
     by_key: dict[str, list[PodState]] = defaultdict(list)
     states: dict[str, tuple[PodState, str]] = {}
     for pod in snapshot.of("Pod"):
         state = pod_state(pod, events.get(("Pod", namespace_of(pod), name_of(pod)), []))
         key = _workload_of(pod, expected, owners)
+        state = with_stale(state, keyed.get(key))
         states[f"{namespace_of(pod)}/{state.name}"] = (state, key)
         by_key[key].append(state)
     results = tuple(_result(e, by_key[e.key], snapshot, events, shared_prefix(e, expected))
@@ -75,14 +78,16 @@ def _result(expected: Expected, pods: list[PodState], snapshot: Snapshot,
     problems += _unmutated(expected, [p for p in live if p.unmutated])
     problems += _seen_gpus(expected, [p for p in live if p.tensor_fusion and p.active],
                            {name_of(g) for g in snapshot.of("GPU")})
-    problems += _counts(expected, tf, len(live) - tf, problems)
     sets = revisions(expected.kind, expected.namespace, expected.name, snapshot)
+    problems += share_problems(expected, pods, {r.name: r.role for r in sets})
+    problems += _counts(expected, at_step(pods), len(live) - tf, problems)
     problems += revision_problems(expected.kind, expected.namespace, expected.name, sets,
                                   snapshot)
     lines = tuple(PodLine(p.name, p.tensor_fusion, p.status, p.gpu_ids) for p in pods)
+    limit = expected.request.vram_limit if expected.request is not None else 0
     return WorkloadResult(expected.key, expected.tensor_fusion, expected.native, tf,
                           len(live) - tf, tuple(sorted(problems, key=_problem_order)), lines,
-                          sets)
+                          sets, limit)
 
 
 def _rejections(expected: Expected, snapshot: Snapshot, events: Events) -> list[Problem]:
