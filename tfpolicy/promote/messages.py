@@ -21,6 +21,7 @@ class Change(Record):
     rollback: bool
     reasons: tuple[str, ...]  # the decision's
     planned: StepReport | None  # the plan's step for ``after`` (None: a rollback)
+    whole: StepReport | None = None  # the plan's step 04 (whole cards), when ``after`` shares
 
 
 def subject(change: Change, gated: bool = False) -> str:
