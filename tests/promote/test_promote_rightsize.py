@@ -10,16 +10,18 @@ after the commit before it (hours apart), promote's commit at half past its hour
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.promote import rightsize_snapshots as R
-from tests.promote.promote_repo import Repo, at_hour, clean
+from tests.promote.promote_repo import INVENTORY, Repo, at_hour, clean
 from tfpolicy.cli import main
 from tfpolicy.yamlio import load_all
 
 ADVANCED, STOP, DONE, WAIT = 0, 1, 5, 75
+COMPACT = INVENTORY.with_name("inventory-compact.yaml")
 
 
 def ladder_repo(path: Path, monkeypatch: pytest.MonkeyPatch, rung: str = "takeover-100",
@@ -146,3 +148,35 @@ def test_a_second_run_on_the_same_snapshot_waits(tmp_path: Path,
     head = repo.head()
     assert repo.promote("--cluster", snapshot, "--commit", hour=9) == WAIT
     assert repo.head() == head and _rung(repo) == "rightsize-1"
+
+
+def test_the_savings_said_are_the_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The summary and the commit message of takeover-100 → rightsize-1 carry the GPUs,
+    nodes and cost that ``tfpolicy plan --format json`` gives for step 05 against step 04,
+    run on the same manifests."""
+    repo = ladder_repo(tmp_path / "repo", monkeypatch)
+    capsys.readouterr()
+    assert main(["plan", "--inventory", str(COMPACT), "--format", "json",
+                 "manifests"]) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    whole, share = steps[3], steps[4]
+    assert (whole["name"], share["name"]) == ("takeover-100", "rightsize-1")
+    gpus = [s["gpus"]["devicePlugin"] + s["gpus"]["tensorFusion"] for s in (whole, share)]
+    saved = whole["costPerHour"] - share["costPerHour"]
+    assert gpus[0] > gpus[1] and saved > 0  # the shares free a card: a test that can fail
+    summary = tmp_path / "pr.md"
+    snapshot = at_hour(clean(), 9, tmp_path, "c")
+    assert repo.promote("--cluster", snapshot, "--commit", "--summary", str(summary),
+                        hour=9, inventory=COMPACT) == ADVANCED, capsys.readouterr()
+    said = (f"Savings the plan promised so far (the plan's step 05 rightsize-1 against step "
+            f"04 takeover-100): {gpus[0] - gpus[1]} GPUs freed ({gpus[0]} → {gpus[1]} in use), "
+            f"{whole['nodesInUse'] - share['nodesInUse']} nodes freed ({whole['nodesInUse']} → "
+            f"{share['nodesInUse']}), {24 * (gpus[0] - gpus[1])} GPU-hours per day.")
+    cost = (f"Cost the plan promised saved: ${saved:,.2f} per hour, ${saved * 730:,.2f} per "
+            "month (730 hours; GPU prices from the inventory).")
+    message = repo.git("log", "-1", "--format=%B")
+    text = summary.read_text(encoding="utf-8")
+    for line in (said, cost):
+        assert line in message.splitlines()
+        assert f"- {line}" in text.splitlines()
