@@ -20,7 +20,7 @@ from tests.promote.promote_repo import INVENTORY, Repo, at_hour, clean
 from tfpolicy.cli import main
 from tfpolicy.yamlio import load_all
 
-ADVANCED, STOP, DONE, WAIT = 0, 1, 5, 75
+ADVANCED, STOP, REFUSED, DONE, WAIT = 0, 1, 4, 5, 75
 COMPACT = INVENTORY.with_name("inventory-compact.yaml")
 
 
@@ -180,3 +180,130 @@ def test_the_savings_said_are_the_plans(tmp_path: Path, monkeypatch: pytest.Monk
     for line in (said, cost):
         assert line in message.splitlines()
         assert f"- {line}" in text.splitlines()
+
+
+VLLM_ARGS = ("        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, \"8192\",\n"
+             "               --gpu-memory-utilization, \"0.50\"]\n")
+STARVED = R.RIGHTSIZE.replace("limit: 16Gi", "limit: 32Gi")
+
+
+def _vllm_repo(path: Path, monkeypatch: pytest.MonkeyPatch, accept: str = "") -> Repo:
+    """At takeover-100, the vLLM server keeping half the memory it is shown for its pool:
+    under a 32Gi vram-limit, 16Gi, below the 18Gi Llama-3.1-8B needs to start."""
+    repo = ladder_repo(path, monkeypatch, policy=STARVED)
+    manifest = repo.path / "manifests" / "serving.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("        image: vllm/vllm-openai:v0.6.3\n",
+                                     "        image: vllm/vllm-openai:v0.6.3\n" + VLLM_ARGS),
+                        encoding="utf-8")
+    if accept:
+        config = repo.path / ".tfpolicy.yaml"
+        config.write_text(config.read_text(encoding="utf-8") + accept, encoding="utf-8")
+    repo.commit_all("the server's arguments", hour=8)
+    return repo
+
+
+def test_a_share_that_starves_a_preallocating_server_is_refused_at_its_setting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    repo = _vllm_repo(tmp_path / "repo", monkeypatch)
+    head, config = repo.head(), repo.rung
+    capsys.readouterr()
+    snapshot = at_hour(clean(), 9, tmp_path, "c")
+    assert repo.promote("--cluster", snapshot, "--commit", hour=9) == REFUSED
+    err = capsys.readouterr().err.strip().splitlines()
+    text = (repo.path / "manifests" / "serving.yaml").read_text(encoding="utf-8")
+    line = next(n for n, x in enumerate(text.splitlines(), start=1)
+                if "--gpu-memory-utilization" in x)
+    column = text.splitlines()[line - 1].index("--gpu-memory-utilization") + 1
+    assert len(err) == 1 and err[0].startswith(
+        "promote: refused: step 05 would starve a server that pre-allocates GPU memory: "
+        f"manifests/serving.yaml:{line}:{column}: Deployment/ml-serving/vllm: container vllm: "
+        "vram-limit 32.00Gi starves a pre-allocating framework: vLLM "
+        "(--gpu-memory-utilization 0.50)"), err
+    assert err[0].endswith("; write `--gpu-memory-utilization 0.66`; change the setting, or "
+                           "accept it in .tfpolicy.yaml (acceptPreallocation: "
+                           "[ml-serving/vllm])")
+    assert repo.head() == head and repo.rung == config and repo.status() == ""
+
+
+@pytest.mark.parametrize("how", ["accepted", "fixed"])
+def test_an_accepted_or_fixed_setting_climbs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             how: str) -> None:
+    accept = "acceptPreallocation: [ml-serving/*]\n" if how == "accepted" else ""
+    repo = _vllm_repo(tmp_path / "repo", monkeypatch, accept)
+    if how == "fixed":
+        manifest = repo.path / "manifests" / "serving.yaml"
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace('"0.50"', '"0.66"'),
+                            encoding="utf-8")
+        repo.commit_all("the server's pool fits its share", hour=8)
+    snapshot = at_hour(clean(), 9, tmp_path, "c")
+    assert repo.promote("--cluster", snapshot, "--commit", hour=9) == ADVANCED
+    assert _rung(repo) == "rightsize-1"
+
+
+PYTORCHJOB = """\
+---
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: bert
+  namespace: ml-training
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: nvcr.io/nvidia/pytorch:24.08-py3
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+"""
+
+
+def _on_tensor_fusion(text: str) -> list[int]:
+    """Per pod template of the manifests, in order: 1 where it carries the label."""
+    return [int('tensor-fusion.ai/enabled: "true"' in part)
+            for part in text.split("template:")[1:]]
+
+
+@pytest.mark.parametrize(("rung", "number", "whole"), [
+    ("rightsize-1", 5, ["PyTorchJob/ml-training/bert"]),
+    ("rightsize-25", 6, ["PyTorchJob/ml-training/bert"]),
+    ("rightsize-50", 7, ["PyTorchJob/ml-training/bert"]),
+    ("rightsize-100", 8, []),
+])
+def test_kinds_without_a_cap_move_whole_in_the_canary_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        rung: str, number: int, whole: list[str]) -> None:
+    """A StatefulSet and a PyTorchJob beside the Deployment: on a capped rightsize rung the
+    first of them in the canary order (namespace, kind, name: the PyTorchJob) takes its
+    share whole, the other runs on the device plugin as written (docs/stages.md, "Canary
+    rungs"); the Deployment is capped. What ``fix`` writes at the rung is what the plan's
+    step moves."""
+    repo = ladder_repo(tmp_path / "repo", monkeypatch, policy=R.RIGHTSIZE)
+    manifest = repo.path / "manifests" / "serving.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + PYTORCHJOB, encoding="utf-8")
+    config = repo.path / ".tfpolicy.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("takeover-100", rung),
+                      encoding="utf-8")
+    assert main(["fix", "manifests"]) == 1
+    text = manifest.read_text(encoding="utf-8")
+    moved = [] if rung == "rightsize-100" else ["PyTorchJob/ml-training/bert"]
+    statefulset = 0 if moved else 1
+    assert _on_tensor_fusion(text) == [1, statefulset, 1]  # vllm, trainer, bert's master
+    assert ('tensor-fusion.ai/enabled-replicas: "1"' in text) == bool(moved)
+    capsys.readouterr()
+    eight = tmp_path / "inventory.yaml"  # room for a surge pod beside the four GPUs in use
+    eight.write_text(INVENTORY.read_text(encoding="utf-8").replace("gpusPerNode: 4",
+                                                                   "gpusPerNode: 8"))
+    assert main(["plan", "--inventory", str(eight), "--format", "json", "manifests"]) == 0
+    step = json.loads(capsys.readouterr().out)["steps"][number - 1]
+    assert step["name"] == rung
+    if moved:
+        assert step["moved"]["whole"] == whole
+        assert step["moved"]["waiting"] == ["StatefulSet/ml-training/trainer"]
+    assert main(["check", "manifests"]) == 0

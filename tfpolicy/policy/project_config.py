@@ -38,6 +38,7 @@ class ProjectConfig(Record):
     exclude: tuple[str, ...] = ()  # globs under base no walk reads (tfpolicy.policy.excludes)
     rung: str | None = None  # ``rung:``, the plan step its policies are at (policy.rung)
     rung_at: Where | None = None  # where ``rung:`` is written
+    accept_preallocation: tuple[str, ...] = ()  # workloads promote may starve (globs)
 
     @property
     def base(self) -> Path:
@@ -104,7 +105,8 @@ def parse_config(data: bytes, path: Path) -> ProjectConfig:
                          config.get("format"), tuple(config.get("operatorConfig", [])),
                          gate_config(config, place),
                          normalised(tuple(config.get("exclude", []))),
-                         *_rung(config, path, place))
+                         *_rung(config, path, place),
+                         tuple(config.get("acceptPreallocation", [])))
 
 
 def _rung(config: dict[str, Any], path: Path, place: Place) -> tuple[str | None, Where | None]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
-from tfpolicy.files.documents import read_documents
+from tfpolicy.files.documents import located, read_documents
 from tfpolicy.files.gate_metrics import GateSource, with_gates
 from tfpolicy.files.in_place import Fixed, fix_files
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
@@ -34,6 +34,7 @@ from tfpolicy.policy.project_config import Given, ProjectConfig
 from tfpolicy.promote import git
 from tfpolicy.promote.config_edit import set_policy, set_rung
 from tfpolicy.promote.messages import Change, commit_message, summary
+from tfpolicy.promote.preallocation import traps
 from tfpolicy.promote.rungs import (
     ROLLBACK,
     WHOLE_CARDS,
@@ -124,6 +125,8 @@ def judge(request: Request) -> Judged:
                                min(known, default=None), same))
     planned, whole = (_planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE
                       else (None, None))
+    if whole is not None:
+        _refuse_starved(given, config, at.step + 1)
     return Judged(request, root, config, at, report, decision, planned, checked, whole)
 
 
@@ -274,3 +277,19 @@ def _planned(given: PlanInput, number: int) -> tuple[StepReport, StepReport | No
         raise RefusedError(f"the plan's step {step.number:02d} {step.name} does not fit "
                            f"({step.status.value}){why}; run `tfpolicy plan` for the detail")
     return step, (steps[WHOLE_CARDS - 1] if number > WHOLE_CARDS else None)
+
+
+def _refuse_starved(given: PlanInput, config: ProjectConfig, number: int) -> None:
+    """A rightsize rung that would starve a pre-allocating server is refused, naming the
+    setting's line (``promote.preallocation``), unless ``acceptPreallocation`` names it."""
+    found = traps(given, number, config.accept_preallocation)
+    if not found:
+        return
+    first = found[0]
+    doc = given.documents[first.doc]
+    place = located(TfpolicyError(""), doc.file, doc.index, first.path, {})
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise RefusedError(f"step {number:02d} would starve a server that pre-allocates GPU "
+                       f"memory: {str(place).rstrip(': ')}: {first.workload}: {first.message}"
+                       f"{more}; change the setting, or accept it in {config.path.name} "
+                       f"(acceptPreallocation: [{first.handle}])")
