@@ -171,8 +171,8 @@ def test_the_savings_said_are_the_plans(tmp_path: Path, monkeypatch: pytest.Monk
                         hour=9, inventory=COMPACT) == ADVANCED, capsys.readouterr()
     said = (f"Savings the plan promised so far (the plan's step 05 rightsize-1 against step "
             f"04 takeover-100): {gpus[0] - gpus[1]} GPUs freed ({gpus[0]} → {gpus[1]} in use), "
-            f"{whole['nodesInUse'] - share['nodesInUse']} nodes freed ({whole['nodesInUse']} → "
-            f"{share['nodesInUse']}), {24 * (gpus[0] - gpus[1])} GPU-hours per day.")
+            f"nodes in use {whole['nodesInUse']} → {share['nodesInUse']}, "
+            f"{24 * (gpus[0] - gpus[1])} GPU-hours per day.")
     cost = (f"Cost the plan promised saved: ${saved:,.2f} per hour, ${saved * 730:,.2f} per "
             "month (730 hours; GPU prices from the inventory).")
     message = repo.git("log", "-1", "--format=%B")
@@ -307,3 +307,14 @@ def test_kinds_without_a_cap_move_whole_in_the_canary_order(
         assert step["moved"]["whole"] == whole
         assert step["moved"]["waiting"] == ["StatefulSet/ml-training/trainer"]
     assert main(["check", "manifests"]) == 0
+
+
+def test_the_examples_ladder_snapshot_is_what_its_builder_writes(tmp_path: Path) -> None:
+    """``examples/cluster/ladder-takeover-soaked.yaml`` is the builder's output for
+    ``examples/ladder/rightsize.yaml`` as it is (``make demo`` checks that policy against
+    recommend's output)."""
+    from tests.promote import build_ladder_example
+
+    target = tmp_path / "snapshot.yaml"
+    assert build_ladder_example.main(target) == 0
+    assert target.read_bytes() == build_ladder_example.TARGET.read_bytes()

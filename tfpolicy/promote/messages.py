@@ -78,8 +78,8 @@ def savings_lines(step: StepReport, whole: StepReport | None) -> list[str]:
     source = (f"the plan's step {step.number:02d} {step.name} against step {whole.number:02d} "
               f"{whole.name}")
     lines = [f"Savings the plan promised so far ({source}): {freed.gpus_freed} GPUs freed "
-             f"({freed.gpus_before} → {freed.gpus_after} in use), {freed.nodes_freed} nodes "
-             f"freed ({freed.nodes_before} → {freed.nodes_after}), "
+             f"({freed.gpus_before} → {freed.gpus_after} in use), nodes in use "
+             f"{freed.nodes_before} → {freed.nodes_after}, "
              f"{24 * freed.gpus_freed} GPU-hours per day."]
     if freed.cost_before:
         saved = freed.cost_before - freed.cost_after
