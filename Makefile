@@ -89,6 +89,25 @@ demo: $(BIN)/tfpolicy
 	git -C .demo-promote log --oneline -1
 	grep -n 'policies:' .demo-promote/.tfpolicy.yaml
 	rm -rf .demo-promote .demo-pr.md
+	@echo "== tfpolicy promote up the rightsize ladder: the policy recommend wrote, at takeover-100 (rung: in .tfpolicy.yaml), the cluster soaked there"
+	rm -rf .demo-ladder .demo-ladder-pr.md && mkdir .demo-ladder && cp -R examples/manifests .demo-ladder/
+	$(BIN)/tfpolicy recommend --metrics examples/metrics/example-fleet-2d.json examples/manifests > .demo-ladder/rightsize.yaml 2> /dev/null
+	cmp .demo-ladder/rightsize.yaml examples/ladder/rightsize.yaml  # the policy examples/cluster/ladder-takeover-soaked.yaml runs
+	cp examples/ladder/tfpolicy.yaml .demo-ladder/.tfpolicy.yaml
+	git -C .demo-ladder init --quiet -b main
+	$(BIN)/tfpolicy fix .demo-ladder/manifests > /dev/null 2>&1 || test $$? -eq 1  # 1: it rewrote them
+	git -C .demo-ladder add -A
+	GIT_COMMITTER_DATE=2026-11-30T08:00:00Z GIT_AUTHOR_DATE=2026-11-30T08:00:00Z \
+	  git -C .demo-ladder commit --quiet -m "GPU migration: takeover-100"
+	$(BIN)/tfpolicy promote --inventory examples/inventory.yaml \
+	  --cluster examples/cluster/ladder-takeover-soaked.yaml --commit --summary .demo-ladder-pr.md \
+	  .demo-ladder/manifests > .demo-ladder.out 2>&1 || (cat .demo-ladder.out; exit 1)
+	grep '^promote: ' .demo-ladder.out && rm -f .demo-ladder.out
+	git -C .demo-ladder log --oneline
+	grep -n 'rung:' .demo-ladder/.tfpolicy.yaml
+	@echo "== the savings the plan promised at rightsize-1, in the pull request's body"
+	grep -e '^- Savings' -e '^- Cost' .demo-ladder-pr.md
+	rm -rf .demo-ladder .demo-ladder-pr.md
 	@echo "== HTML reports written to $(CURDIR)/plan.html and $(CURDIR)/verify.html"
 
 # Two workers: the suite waits on subprocesses (kpt, kubectl, podman, pre-commit, git)

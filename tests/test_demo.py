@@ -1,7 +1,8 @@
 """``make demo``, the first run: its commands that exit 1 (findings) or 75 (wait) on purpose
 say so, none reads like a failure, a cost that rises is explained, and promote advances a
 scratch repository from takeover-1 to takeover-25 in one commit, gated on an offline answer
-file, then a gate stops the same rung, then leaves no trace."""
+file, then a gate stops the same rung, then climbs a second scratch repository from
+takeover-100 to rightsize-1 with the savings the plan promised, then leaves no trace."""
 
 from __future__ import annotations
 
@@ -51,3 +52,11 @@ def test_make_demo_reads_like_a_story(tmp_path: Path) -> None:
     assert "(exit 1: stop: a gate failed; the rollback rung is committed, as intended)" in stop
     assert " GPU migration: roll back takeover-1 to rollback, a gate failed\n" in stop
     assert not (tmp_path / ".demo-promote").exists() and not (tmp_path / ".demo-pr.md").exists()
+    ladder = out.split("== tfpolicy promote up the rightsize ladder", 1)[1]
+    assert "promote: takeover-100 (step 04): advance" in ladder
+    assert "names rightsize-1" in ladder and "rung: rightsize-1" in ladder
+    assert " GPU migration: takeover-100 to rightsize-1, verify said ready\n" in ladder
+    assert "- Savings the plan promised so far (the plan's step 05 rightsize-1 against step " \
+           "04 takeover-100): " in ladder
+    assert "GPU-hours per day." in ladder and "per month (730 hours" in ladder
+    assert not (tmp_path / ".demo-ladder").exists()

@@ -97,7 +97,7 @@ class Repo:
         self.git("add", "-A")
         self.git("commit", "-q", "-m", message, hour=hour)
 
-    def promote(self, *args: str, hour: int) -> int:
+    def promote(self, *args: str, hour: int, inventory: Path = INVENTORY) -> int:
         """``tfpolicy promote`` with git's identity and date (its commit at ``hour``:30)."""
         for name in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"):
             self.monkeypatch.setenv(name, "Promoter")
@@ -107,7 +107,7 @@ class Repo:
             self.monkeypatch.setenv(name, _date(hour, 30))
         self.monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
         self.monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-        return main(["promote", "--inventory", str(INVENTORY), *args, "manifests"])
+        return main(["promote", "--inventory", str(inventory), *args, "manifests"])
 
     @property
     def rung(self) -> str:

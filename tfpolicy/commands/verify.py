@@ -86,7 +86,7 @@ def verify_command(policies: tuple[str, ...], inventory: str | None, values: str
     decided = resolve_flags(policies, namespace, operator)
     gates = gate_source(decided.config, prometheus, metrics, save_metrics)
     cluster = Cluster(values, namespaces, decided.operator, decided.namespace)
-    refs, step = _rung(decided.policies, step)
+    refs, step = _rung(decided.policies, decided.rung, step)
     chosen = policy_documents(refs, decided.base)
     kept: dict[str, str] = {}
     docs = read_documents(paths, kept)
@@ -116,10 +116,11 @@ def _taken(latest: str) -> datetime:
     return taken
 
 
-def _rung(refs: tuple[str, ...], step: int | None) -> tuple[tuple[str, ...], int | None]:
+def _rung(refs: tuple[str, ...], rung: str | None,
+          step: int | None) -> tuple[tuple[str, ...], int | None]:
     """A rung of the ladder among the policies is a step of ``takeover``: verified as the
     plan's step (as promote does), and the step asked when ``--step`` is not given."""
-    at = named_rung(refs)
+    at = named_rung(refs, rung)
     if at is None:
         return refs, step
     return target_refs(refs, at), at.step if step is None else step

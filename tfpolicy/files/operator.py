@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tfpolicy.files.sources import load_policy_set
 from tfpolicy.gpus.resources import GpuResources
 from tfpolicy.policy.project_config import Configuration
+from tfpolicy.policy.rung import at_rung
 from tfpolicy.records import replace
 from tfpolicy.rewrite.engine import PolicySet
 
@@ -22,8 +23,12 @@ if TYPE_CHECKING:
 
 
 def loaded_policies(decided: Configuration) -> PolicySet:
-    """The policies decided, knowing the GPU vendors the operator's ProviderConfigs list."""
-    return with_operator(load_policy_set(list(decided.policies), decided.base), decided)
+    """The policies decided, at the configuration's ``rung:`` (``tfpolicy.policy.rung``),
+    knowing the GPU vendors the operator's ProviderConfigs list."""
+    loaded = load_policy_set(list(decided.policies), decided.base)
+    if decided.rung is not None and decided.rung_at is not None:
+        loaded = PolicySet.of(list(at_rung(loaded.policies, decided.rung, decided.rung_at)))
+    return with_operator(loaded, decided)
 
 
 def with_operator(policies: PolicySet, decided: Configuration) -> PolicySet:

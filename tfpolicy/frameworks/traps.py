@@ -54,6 +54,14 @@ def pool_traps(template: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 def pool_findings(template: Mapping[str, Any]) -> list[PoolFinding]:
     """Every pre-allocating container's verdict under the template's vram-limit."""
+    path = f"metadata.annotations[{_PREFIX}vram-limit]"
+    return [PoolFinding(verdict.severity, RULE, f"container {found.container}: "
+                        f"{verdict.message}", path) for found, verdict in judged(template)]
+
+
+def judged(template: Mapping[str, Any]) -> list[tuple[Found, Verdict]]:
+    """Each pre-allocating container with a verdict under the template's vram-limit, and
+    the verdict (``promote`` refuses a rightsize rung on a warning: docs/promote.md)."""
     meta = template.get("metadata")
     annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
     if not isinstance(annotations, Mapping):
@@ -62,13 +70,11 @@ def pool_findings(template: Mapping[str, Any]) -> list[PoolFinding]:
     isolation = str(annotations.get(_PREFIX + "isolation", "soft"))
     if limit is None or isolation in ("shared", "partitioned"):
         return []
-    path = f"metadata.annotations[{_PREFIX}vram-limit]"
     found = []
     for found_ in _frameworks(template, annotations):
         verdict = verdict_for(found_, limit, isolation)
         if verdict is not None:
-            found.append(PoolFinding(verdict.severity, RULE,
-                                     f"container {found_.container}: {verdict.message}", path))
+            found.append((found_, verdict))
     return found
 
 

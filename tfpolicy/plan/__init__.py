@@ -18,6 +18,7 @@ from tfpolicy.plan.ladder import (
 )
 from tfpolicy.plan.simulate import MAX_PODS, PlanInput, TooManyPodsError, run_plan
 from tfpolicy.plan.step_reports import Misfit, Plan, PodCounts, Status, StepReport, Summary
+from tfpolicy.plan.summary import freed_between
 from tfpolicy.plan.units import Document
 from tfpolicy.plan.webhook_inputs import admission_pools, model_capacities, with_hami
 
@@ -36,6 +37,7 @@ __all__ = [
     "Summary",
     "TooManyPodsError",
     "admission_pools",
+    "freed_between",
     "model_capacities",
     "parse_ladder",
     "plan_steps",

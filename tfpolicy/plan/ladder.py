@@ -4,7 +4,9 @@ A rung is an ``enabledReplicas`` value: an integer or ``"N%"``. The default
 ladder is 1 → 25 % → 50 % → 100 %. Policies whose target is ``takeover`` or
 ``rightsize`` first climb the ladder as ``takeover`` (guide steps 2–3); the
 ``rightsize`` ones then climb it again as ``rightsize`` (guide step 5),
-while the takeover ones stay fully taken over. A policy that sets its own
+while the takeover ones stay fully taken over; where a ``rightsize`` policy
+asks for TensorFusion's autoscaler, one ``autoscale`` step follows, the only
+one that writes it (guide step 5b). A policy that sets its own
 ``enabledReplicas`` keeps that cap on every rung: the ladder never goes past
 what the user asked for. ``rollback`` policies are the same in every step.
 
@@ -63,8 +65,16 @@ def plan_steps(docs: Sequence[Mapping[str, Any]], ladder: tuple[Rung, ...]) -> l
     wanted = [s for s in _CLIMBING if s in stages or (s == "takeover" and "rightsize" in stages)]
     if not wanted:
         return [Step(1, "rollback", None)]
-    rungs = [(stage, rung) for stage in wanted for rung in ladder]
+    rungs: list[tuple[str, Rung | None]] = [(stage, rung) for stage in wanted for rung in ladder]
+    if any(_autoscaled(d) for d in docs if d["spec"]["stage"] == "rightsize"):
+        rungs.append(("autoscale", None))
     return [Step(n, stage, rung) for n, (stage, rung) in enumerate(rungs, start=1)]
+
+
+def _autoscaled(doc: Mapping[str, Any]) -> bool:
+    spec = doc["spec"]
+    return spec.get("autoscale", False) is not False or any(
+        w.get("autoscale", False) is not False for w in spec.get("workloads", []))
 
 
 def step_documents(docs: Sequence[Mapping[str, Any]], step: Step) -> list[dict[str, Any]]:
@@ -78,13 +88,15 @@ def _step_document(doc: Mapping[str, Any], step: Step) -> dict[str, Any]:
     target = spec["stage"]
     if target not in _CLIMBING:
         return result
-    stage = "rightsize" if step.stage == "rightsize" and target == "rightsize" else "takeover"
+    rightsize = target == "rightsize" and step.stage in ("rightsize", "autoscale")
+    stage = "rightsize" if rightsize else "takeover"
     rung = step.rung if stage == step.stage else None
     spec["stage"] = stage
     _set_rung(spec, rung)
-    if stage == "takeover":
-        _drop(spec, _RIGHTSIZE_ONLY)
-    spec["workloads"] = [w for w in (_override(w, stage) for w in spec.get("workloads", []))
+    dropped = _RIGHTSIZE_ONLY if stage == "takeover" else (
+        ("autoscale",) if step.stage == "rightsize" else ())
+    _drop(spec, dropped)
+    spec["workloads"] = [w for w in (_override(w, dropped) for w in spec.get("workloads", []))
                          if len(w) > 1]
     if not spec["workloads"]:
         del spec["workloads"]
@@ -99,9 +111,9 @@ def _set_rung(spec: dict[str, Any], rung: Rung | None) -> None:
         spec["enabledReplicas"] = rung
 
 
-def _override(raw: Mapping[str, Any], stage: str) -> dict[str, Any]:
+def _override(raw: Mapping[str, Any], dropped: tuple[str, ...]) -> dict[str, Any]:
     entry = dict(raw)
-    _drop(entry, ("enabledReplicas",) + (_RIGHTSIZE_ONLY if stage == "takeover" else ()))
+    _drop(entry, ("enabledReplicas", *dropped))
     return entry
 
 

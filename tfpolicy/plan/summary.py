@@ -62,6 +62,19 @@ def _in_use(used: Usage) -> tuple[int, int]:
             total.tensor_fusion_cost + total.device_plugin_cost)
 
 
+def freed_between(before: StepReport, after: StepReport) -> Summary:
+    """What step ``after`` leaves free against step ``before``, by the summary's measure
+    (GPUs and nodes in use, their cost per hour): for promote, the savings the plan promised
+    at a rightsize rung, against the whole cards of takeover-100."""
+    assert before.usage is not None and after.usage is not None
+    gpus_before, cost_before = _in_use(before.usage)
+    gpus_after, cost_after = _in_use(after.usage)
+    total = before.usage.total
+    return Summary(gpus_before, gpus_after, before.nodes_in_use, after.nodes_in_use,
+                   cost_before, cost_after,
+                   total.idle + total.tensor_fusion + total.device_plugin, 0)
+
+
 def summarize(start: StepReport, steps: list[StepReport], ledger: Ledger,
               not_migrated: tuple[tuple[str, int], ...] = ()) -> Summary:
     """Start vs the ledger as the plan left it (the end, or the step that did not fit)."""

@@ -20,6 +20,7 @@ from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.gates.spec import GateConfig, gate_config
 from tfpolicy.policy.excludes import normalised
+from tfpolicy.policy.rung import BUILTIN_RUNGS, Where
 from tfpolicy.policy.schema import shape, validate
 from tfpolicy.records import Record
 
@@ -35,6 +36,9 @@ class ProjectConfig(Record):
     operator: tuple[str, ...] = ()  # operator config files (``operatorConfig``), from base
     gates: GateConfig = GateConfig()  # ``gates``, ``builtinGates``, ``prometheus`` (docs/gates.md)
     exclude: tuple[str, ...] = ()  # globs under base no walk reads (tfpolicy.policy.excludes)
+    rung: str | None = None  # ``rung:``, the plan step its policies are at (policy.rung)
+    rung_at: Where | None = None  # where ``rung:`` is written
+    accept_preallocation: tuple[str, ...] = ()  # workloads promote may starve (globs)
 
     @property
     def base(self) -> Path:
@@ -50,6 +54,8 @@ class Configuration(Record):
     operator: tuple[str, ...]  # ProviderConfig & co. files, as paths usable from the cwd
     format: str | None  # findings' format, when given or configured
     config: ProjectConfig | None  # the config that governs the run (its scope), if any
+    rung: str | None = None  # the config's ``rung:`` when its policies are the run's
+    rung_at: Where | None = None
 
 
 class Given(Record):
@@ -76,7 +82,10 @@ def resolve_config(config: ProjectConfig | None, given: Given = NOTHING_GIVEN) -
     if not operator and config is not None:
         operator = tuple(str(config.base / ref) for ref in config.operator)
     fmt = given.format or (config.format if config else None)
-    return Configuration(policies, base, namespace, operator, fmt, config)
+    ours = not given.policies and config is not None
+    return Configuration(policies, base, namespace, operator, fmt, config,
+                         config.rung if ours and config else None,
+                         config.rung_at if ours and config else None)
 
 
 def parse_config(data: bytes, path: Path) -> ProjectConfig:
@@ -95,7 +104,24 @@ def parse_config(data: bytes, path: Path) -> ProjectConfig:
     return ProjectConfig(path, tuple(config.get("policies", [])), config.get("namespace"),
                          config.get("format"), tuple(config.get("operatorConfig", [])),
                          gate_config(config, place),
-                         normalised(tuple(config.get("exclude", []))))
+                         normalised(tuple(config.get("exclude", []))),
+                         *_rung(config, path, place),
+                         tuple(config.get("acceptPreallocation", [])))
+
+
+def _rung(config: dict[str, Any], path: Path, place: Place) -> tuple[str | None, Where | None]:
+    """``rung:`` and where it stands; beside a built-in rung in ``policies`` it is refused:
+    the two would name two places on the ladder."""
+    if "rung" not in config:
+        return None, None
+    where = Where(str(path), *place(("rung",)))
+    builtin = [ref for ref in config.get("policies", []) if ref in BUILTIN_RUNGS[:-1]]
+    if builtin:
+        raise TfpolicyError(f"rung: the policies name the built-in rung {builtin[0]!r} "
+                            "already: with rung:, name the policy the ladder climbs "
+                            "(takeover, or a rightsize policy)",
+                            file=where.file, line=where.line, column=where.column)
+    return str(config["rung"]), where
 
 
 Place = Callable[[tuple[str | int, ...]], tuple[int, int]]

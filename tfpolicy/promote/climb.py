@@ -19,7 +19,7 @@ from pathlib import Path
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
-from tfpolicy.files.documents import read_documents
+from tfpolicy.files.documents import located, read_documents
 from tfpolicy.files.gate_metrics import GateSource, with_gates
 from tfpolicy.files.in_place import Fixed, fix_files
 from tfpolicy.files.inputs import Cluster, plan_input, policy_documents, read_inventory
@@ -29,12 +29,23 @@ from tfpolicy.files.runner import BOM, Ran, rewrite_files
 from tfpolicy.files.scopes import Run, configured_run
 from tfpolicy.files.sources import builtin_policies
 from tfpolicy.findings import Finding
-from tfpolicy.plan import DEFAULT_LADDER, PlanInput, StepReport, run_plan
+from tfpolicy.plan import DEFAULT_LADDER, PlanInput, StepReport, plan_steps, run_plan
 from tfpolicy.policy.project_config import Given, ProjectConfig
 from tfpolicy.promote import git
-from tfpolicy.promote.config_edit import set_policy
+from tfpolicy.promote.config_edit import set_policy, set_rung
 from tfpolicy.promote.messages import Change, commit_message, summary
-from tfpolicy.promote.rungs import ROLLBACK, Position, RefusedError, climbing, position, target_refs
+from tfpolicy.promote.preallocation import traps
+from tfpolicy.promote.rungs import (
+    ROLLBACK,
+    WHOLE_CARDS,
+    Position,
+    RefusedError,
+    climbing,
+    ladder_top,
+    position,
+    rolled_back,
+    target_refs,
+)
 from tfpolicy.promote.soak import parse_time, ready_ages, unsoaked
 from tfpolicy.promote.verdict import Decision, Evidence, Outcome, promotion_verdict
 from tfpolicy.records import Record, replace
@@ -72,13 +83,14 @@ class Judged(Record):
     decision: Decision
     planned: StepReport | None  # the plan's step for the next rung (advance only)
     checked: Ran  # check's run over the manifests, before anything
+    whole: StepReport | None = None  # the plan's step 04, whole cards (advance to a share)
 
     @property
     def change(self) -> Change | None:
         """The rung to write: the next on advance, the rollback rung on stop; else none."""
         outcome, at, reasons = self.decision.outcome, self.at, self.decision.reasons
         if outcome is Outcome.ADVANCE:
-            return Change(at.name, at.next_name, False, reasons, self.planned)
+            return Change(at.name, at.next_name, False, reasons, self.planned, self.whole)
         if outcome is Outcome.STOP and self.request.rollback:
             return Change(at.name, at.rollback_name, True, reasons, None)
         return None
@@ -97,6 +109,7 @@ def judge(request: Request) -> Judged:
     """The repository, clean and at a rung; verify of that rung; the decision."""
     root, config, at, checked = _repository(request)
     given, snapshot, wall, source = _inputs(request, config, at)
+    at = ladder_top(len(plan_steps(given.policies, given.ladder)), at)
     since = parse_time(git.last_change(root, config.path))
     report = verify(given, at.step, snapshot, source, wall)
     taken = _taken(report)
@@ -110,8 +123,11 @@ def judge(request: Request) -> Judged:
     decision = promotion_verdict(Evidence(at, report, previous, taken, since,
                                tuple(unsoaked(ages, request.soak)), request.soak,
                                min(known, default=None), same))
-    planned = _planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE else None
-    return Judged(request, root, config, at, report, decision, planned, checked)
+    planned, whole = (_planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE
+                      else (None, None))
+    if whole is not None:
+        _refuse_starved(given, config, at.step + 1)
+    return Judged(request, root, config, at, report, decision, planned, checked, whole)
 
 
 def write_rung(judged: Judged, change: Change,
@@ -121,7 +137,10 @@ def write_rung(judged: Judged, change: Change,
     ``fix_files`` takes it, with the run's format)."""
     path = judged.config.path
     data = path.read_bytes()
-    text = set_policy(yamlio.decode(data, str(path)), str(path), judged.at.index, change.after)
+    text = yamlio.decode(data, str(path))
+    index = judged.at.index
+    text = (set_rung(text, str(path), change.after) if index is None
+            else set_policy(text, str(path), index, change.after))
     bom = BOM if data.startswith(BOM) else b""
     install_file(path, bom + text.encode("utf-8"), os.stat(path).st_mode & 0o777)
     run = _checking()
@@ -162,7 +181,7 @@ def _repository(request: Request) -> tuple[Path, ProjectConfig, Position, Ran]:
     if config is None:
         raise RefusedError(f"no .tfpolicy.yaml governs {request.path}: it names the rung")
     git.refuse_dirty(root)
-    at = position(config.policies)
+    at = position(config.policies, config.rung)
     checked = _would_change(request.path)
     changed = [r.path for r in checked.rewrites]
     if changed:
@@ -177,10 +196,11 @@ def _inputs(request: Request, config: ProjectConfig,
             at: Position) -> tuple[PlanInput, Snapshot, str, str]:
     """The plan's input (the rung's policy in place of its name), and the snapshot."""
     chosen = policy_documents(_refs(config, target_refs(config.policies, at)))
-    if len(climbing(chosen.documents)) > 1:
+    if at.index is not None and len(climbing(chosen.documents)) > 1:
         raise RefusedError("besides the rung, the configuration names policies that climb a "
                            f"ladder ({', '.join(climbing(chosen.documents))}): promote climbs "
-                           "one")
+                           "one; to climb a rightsize policy after takeover, name it with "
+                           "rung: (docs/promote.md)")
     docs = read_documents((request.path,))
     snapshot, wall = _snapshot(request, has_rollouts(docs))
     given = plan_input(docs, chosen, read_inventory(request.inventory), request.cluster,
@@ -230,6 +250,9 @@ def _previous(given: PlanInput, config: ProjectConfig, at: Position, snapshot: S
     """Verify for the rung before: at step 01, the manifests before any takeover."""
     if at.step > 1:
         return verify(given, at.step - 1, snapshot, source)
+    if at.index is None:
+        return verify(replace(given, policies=rolled_back(given.policies)), None, snapshot,
+                      source)
     refs = tuple(ROLLBACK if i == at.index else r for i, r in enumerate(config.policies))
     before = policy_documents(_refs(config, refs))
     return verify(replace(given, policies=before.documents), None, snapshot, source)
@@ -243,8 +266,9 @@ def _same_pods(given: PlanInput, at: Position) -> bool:
     return step_templates_of(given, at.step) == step_templates_of(given, at.step - 1)
 
 
-def _planned(given: PlanInput, number: int) -> StepReport:
-    """The plan's step for the next rung; it must fit, or promote refuses."""
+def _planned(given: PlanInput, number: int) -> tuple[StepReport, StepReport | None]:
+    """The plan's step for the next rung, and for a rightsize rung the plan's step 04 (the
+    whole cards its savings are counted from); it must fit, or promote refuses."""
     steps = run_plan(replace(given, consolidate=False)).steps
     step = steps[number - 1]
     if not step.fits:
@@ -252,4 +276,20 @@ def _planned(given: PlanInput, number: int) -> StepReport:
         why = f": {first.pod}: {first.message}" if first else ""
         raise RefusedError(f"the plan's step {step.number:02d} {step.name} does not fit "
                            f"({step.status.value}){why}; run `tfpolicy plan` for the detail")
-    return step
+    return step, (steps[WHOLE_CARDS - 1] if number > WHOLE_CARDS else None)
+
+
+def _refuse_starved(given: PlanInput, config: ProjectConfig, number: int) -> None:
+    """A rightsize rung that would starve a pre-allocating server is refused, naming the
+    setting's line (``promote.preallocation``), unless ``acceptPreallocation`` names it."""
+    found = traps(given, number, config.accept_preallocation)
+    if not found:
+        return
+    first = found[0]
+    doc = given.documents[first.doc]
+    place = located(TfpolicyError(""), doc.file, doc.index, first.path, {})
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise RefusedError(f"step {number:02d} would starve a server that pre-allocates GPU "
+                       f"memory: {str(place).rstrip(': ')}: {first.workload}: {first.message}"
+                       f"{more}; change the setting, or accept it in {config.path.name} "
+                       f"(acceptPreallocation: [{first.handle}])")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tfpolicy.gates.render import markdown_table, text_lines
-from tfpolicy.plan import StepReport
+from tfpolicy.plan import StepReport, freed_between
 from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
 from tfpolicy.verify.report_render import origin_line
 
 _MAX_LISTED = 10  # workloads named in a commit message; the rest are counted
+HOURS_PER_MONTH = 730  # 365 × 24 ÷ 12, as cloud price sheets count a month
 
 
 class Change(Record):
@@ -21,6 +22,7 @@ class Change(Record):
     rollback: bool
     reasons: tuple[str, ...]  # the decision's
     planned: StepReport | None  # the plan's step for ``after`` (None: a rollback)
+    whole: StepReport | None = None  # the plan's step 04 (whole cards), when ``after`` shares
 
 
 def subject(change: Change, gated: bool = False) -> str:
@@ -61,7 +63,30 @@ def _plan_lines(change: Change) -> list[str]:
         return [f"The rollback: {change.after} as the configuration's rung."]
     rolled = _listed(step.rolled) or "none (the rung's counts are those of the one before)"
     return [f"The plan for step {step.number:02d} {step.name}: {step.status.value}.",
-            f"Workloads rolled by it: {rolled}."]
+            f"Workloads rolled by it: {rolled}.", *savings_lines(step, change.whole)]
+
+
+def savings_lines(step: StepReport, whole: StepReport | None) -> list[str]:
+    """What the plan promised the rung ``step`` frees, against the whole cards of ``whole``
+    (the plan's takeover-100; None: a takeover rung, which frees nothing): GPUs and nodes,
+    GPU-hours per day, and the cost per month where the inventory prices the GPUs. The
+    plan's figures (``tfpolicy plan -o json``: ``gpus``, ``nodesInUse``, ``costPerHour``
+    of the two steps), each line naming its source."""
+    if whole is None or whole.usage is None or step.usage is None:
+        return []
+    freed = freed_between(whole, step)
+    source = (f"the plan's step {step.number:02d} {step.name} against step {whole.number:02d} "
+              f"{whole.name}")
+    lines = [f"Savings the plan promised so far ({source}): {freed.gpus_freed} GPUs freed "
+             f"({freed.gpus_before} → {freed.gpus_after} in use), nodes in use "
+             f"{freed.nodes_before} → {freed.nodes_after}, "
+             f"{24 * freed.gpus_freed} GPU-hours per day."]
+    if freed.cost_before:
+        saved = freed.cost_before - freed.cost_after
+        lines.append(f"Cost the plan promised saved: ${saved / 1e6:,.2f} per hour, "
+                     f"${saved * HOURS_PER_MONTH / 1e6:,.2f} per month "
+                     f"({HOURS_PER_MONTH} hours; GPU prices from the inventory).")
+    return lines
 
 
 def _listed(names: Sequence[str]) -> str:

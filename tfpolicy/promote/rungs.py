@@ -1,8 +1,8 @@
-"""The rungs ``promote`` climbs: the built-in policies the project configuration names.
+"""The rungs ``promote`` climbs: where the project configuration stands on the ladder.
 
-``tfpolicy plan`` derives the takeover ladder (1 → 25 % → 50 % → 100 %) from
-the ``takeover`` policy; each of its steps is one built-in policy, the one
-``.tfpolicy.yaml`` names while the migration stands on it:
+Two ways to write the rung (docs/promote.md, "The rungs"). The takeover
+ladder alone: ``policies:`` names one of the built-in policies that are the
+steps of ``tfpolicy plan -p takeover``:
 
 =====  ===============  ====================================================
 step   built-in name    the plan's step
@@ -15,6 +15,13 @@ step   built-in name    the plan's step
 
 Verify and the plan are run with ``takeover`` in place of the rung's name, so
 that the step numbers, and the rollback verify names, are the plan's own.
+
+The whole ladder: ``policies:`` names the policies the ladder climbs (a
+``rightsize`` policy as ``recommend`` writes it) and ``rung:`` the plan step
+they are at, by the name the plan prints (``tfpolicy.policy.rung``): steps
+01–04 take whole cards, 05–08 rightsize, 09 ``autoscale`` where a rightsize
+policy asks for it. On a stop, a rightsize or autoscale rung goes back to
+``takeover-100``, the whole cards the cluster ran before any share was tried.
 """
 
 from __future__ import annotations
@@ -23,11 +30,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tfpolicy.errors import ExitCode, TfpolicyError
+from tfpolicy.policy.rung import BUILTIN_RUNGS, ROLLBACK_RUNG, RUNG_NAMES, step_number
 from tfpolicy.records import Record
 
-LADDER = ("takeover-1", "takeover-25", "takeover-50", "takeover")
+LADDER = BUILTIN_RUNGS
 TARGET = "takeover"  # the policy whose plan steps the names above are
 ROLLBACK = "rollback"  # what undoes step 01: every pod back to the device plugin
+WHOLE_CARDS = 4  # step 04, takeover-100: where a rightsize rung goes back to on a stop
 _CLIMBING = ("takeover", "rightsize")
 
 
@@ -44,53 +53,85 @@ class RefusedError(TfpolicyError):
 
 
 class Position(Record):
-    """Where the configuration stands: its ``index``-th policy is the rung of ``step``."""
+    """Where the configuration stands: the plan's ``step``, named by its ``index``-th policy
+    (a built-in rung) or, with ``index`` None, by ``rung:``; ``top``: the ladder's last."""
 
-    index: int
-    step: int  # the plan's step number, 1 to 4
+    index: int | None
+    step: int  # the plan's step number, 1 to ``top``
+    top: int = len(LADDER)
+
+    def _named(self, step: int) -> str:
+        return LADDER[step - 1] if self.index is not None else RUNG_NAMES[step - 1]
 
     @property
     def name(self) -> str:
-        return LADDER[self.step - 1]
+        return self._named(self.step)
 
     @property
     def last(self) -> bool:
-        return self.step == len(LADDER)
+        return self.step >= self.top
 
     @property
     def next_name(self) -> str:
-        return LADDER[self.step]
+        return self._named(self.step + 1)
+
+    @property
+    def previous_name(self) -> str:
+        return self._named(self.step - 1) if self.step > 1 else ROLLBACK
 
     @property
     def rollback_name(self) -> str:
-        return LADDER[self.step - 2] if self.step > 1 else ROLLBACK
+        """A takeover rung goes one rung down (step 01: to the device plugin); a rightsize
+        or autoscale rung to the whole cards of step 04."""
+        if self.step > WHOLE_CARDS:
+            return self._named(WHOLE_CARDS)
+        return self.previous_name
 
 
-def position(refs: Sequence[str]) -> Position:
-    """The rung among the configuration's policies; none or several is refused."""
+def position(refs: Sequence[str], rung: str | None = None) -> Position:
+    """The rung among the configuration's policies, or its ``rung:``; none or several is
+    refused."""
+    if rung is not None:
+        if rung == ROLLBACK_RUNG:
+            raise RefusedError("the configuration's rung is rollback (step 01 stopped): set "
+                               "rung: takeover-1 to start over")
+        return Position(None, step_number(rung))
     found = [(i, LADDER.index(ref) + 1) for i, ref in enumerate(refs) if ref in LADDER]
     if not found:
         raise RefusedError("the configuration names no rung of the takeover ladder "
-                      f"({', '.join(LADDER)}); its policies: {', '.join(refs) or 'none'}")
+                           f"({', '.join(LADDER)}) among its policies, and no rung:; its "
+                           f"policies: {', '.join(refs) or 'none'}")
     if len(found) > 1:
         raise RefusedError("the configuration names several rungs ("
                       f"{', '.join(refs[i] for i, _ in found)}): name one")
     return Position(*found[0])
 
 
-def named_rung(refs: Sequence[str]) -> Position | None:
-    """The rung the policies name, if any (``verify`` takes its step from it); several is
-    an error, as for ``promote``."""
-    if not any(ref in LADDER for ref in refs):
+def ladder_top(steps: int, named: Position) -> Position:
+    """The position with its ladder's last step: the plan's step count for ``rung:``, step
+    04 for a built-in rung (its plan is of ``takeover``)."""
+    if named.index is not None:
+        return named
+    if named.step > steps:
+        raise RefusedError(f"rung: {named.name} is step {named.step:02d}, and the plan of the "
+                           f"configuration's policies has {steps} steps")
+    return Position(None, named.step, steps)
+
+
+def named_rung(refs: Sequence[str], rung: str | None = None) -> Position | None:
+    """The rung the policies or ``rung:`` name, if any (``verify`` takes its step from it);
+    several is an error, as for ``promote``; so is ``rung: rollback``, which names no step."""
+    if rung is None and not any(ref in LADDER for ref in refs):
         return None
     try:
-        return position(refs)
+        return position(refs, rung)
     except RefusedError as exc:
         raise TfpolicyError(exc.message) from None
 
 
 def target_refs(refs: Sequence[str], at: Position) -> tuple[str, ...]:
-    """The configuration's policies with the rung replaced by the policy it is a step of."""
+    """The configuration's policies with the rung replaced by the policy it is a step of
+    (with ``rung:``, they are that policy already)."""
     return tuple(TARGET if i == at.index else ref for i, ref in enumerate(refs))
 
 
@@ -99,3 +140,16 @@ def climbing(docs: Sequence[Mapping[str, Any]]) -> list[str]:
     the plan would put them on the same steps, which the configuration does not say)."""
     return sorted(str((d.get("metadata") or {}).get("name", "?")) for d in docs
                   if str((d.get("spec") or {}).get("stage")) in _CLIMBING)
+
+
+def rolled_back(docs: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """The policies as ``rung: rollback`` makes them (``tfpolicy.policy.rung``): each
+    climbing one a rollback of its own workloads, the others as they are."""
+    return tuple({**d, "spec": _rollback_spec(d["spec"])}
+                 if str((d.get("spec") or {}).get("stage")) in _CLIMBING else dict(d)
+                 for d in docs)
+
+
+def _rollback_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    kept = ("match", "exclude", "podTemplates", "gpuResources")
+    return {"stage": "rollback", **{k: spec[k] for k in kept if k in spec}}

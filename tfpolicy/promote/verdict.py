@@ -24,7 +24,7 @@ from enum import Enum
 
 from tfpolicy.gates import Outcome as GateOutcome
 from tfpolicy.gates.render import reasons, tally
-from tfpolicy.promote.rungs import LADDER, Position
+from tfpolicy.promote.rungs import WHOLE_CARDS, Position
 from tfpolicy.promote.soak import shown
 from tfpolicy.records import Record
 from tfpolicy.verify import Report, Verdict
@@ -61,7 +61,7 @@ def promotion_verdict(evidence: Evidence) -> Decision:
     if evidence.same_pods and evidence.since is not None and evidence.taken < evidence.since:
         decision = _decided(evidence)
         return Decision(decision.outcome, (f"{at.name} changes no pod template of "
-                                           f"{LADDER[at.step - 2]}: the snapshot need not be "
+                                           f"{at.previous_name}: the snapshot need not be "
                                            "newer than its commit", *decision.reasons))
     return _decided(evidence)
 
@@ -112,8 +112,11 @@ def _ready(evidence: Evidence) -> Decision:
     if evidence.report.gates:
         soaked += f"; {tally(evidence.report.gates)}"
     if at.last:
+        done = ("every replica is taken over" if at.step <= WHOLE_CARDS else
+                "every replica runs on its share" + (" under the autoscaler"
+                                                     if at.name == "autoscale" else ""))
         return Decision(Outcome.DONE, (f"verify step {step}: ready, {soaked}",
-                                       "the migration is done: every replica is taken over"))
+                                       f"the migration is done: {done}"))
     return Decision(Outcome.ADVANCE, (f"verify step {step}: ready, {soaked}",))
 
 
