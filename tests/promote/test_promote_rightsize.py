@@ -318,3 +318,26 @@ def test_the_examples_ladder_snapshot_is_what_its_builder_writes(tmp_path: Path)
     target = tmp_path / "snapshot.yaml"
     assert build_ladder_example.main(target) == 0
     assert target.read_bytes() == build_ladder_example.TARGET.read_bytes()
+
+
+def test_the_savings_measured_are_verifys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """From rightsize-1 the commit message and the summary carry what verify measured at
+    that rung (the GPUs and GPU nodes the snapshot leaves free, against the plan's promise):
+    the same figures as ``tfpolicy verify --format json`` on the same snapshot."""
+    repo = ladder_repo(tmp_path / "repo", monkeypatch, "rightsize-1")
+    snapshot = at_hour(R.shares(True), 9, tmp_path, "cluster")
+    capsys.readouterr()
+    main(["verify", "--inventory", str(INVENTORY), "--cluster", snapshot, "--format", "json",
+          "manifests"])
+    found = json.loads(capsys.readouterr().out)["savings"]
+    assert found is not None and found["plannedGpusFree"] > 0  # a rung that frees cards
+    summary = tmp_path / "pr.md"
+    assert repo.promote("--cluster", snapshot, "--commit", "--summary", str(summary),
+                        hour=9) == ADVANCED, capsys.readouterr()
+    said = (f"Savings measured at step 05 rightsize-1 (the snapshot's GPUs and pods): "
+            f"{found['gpusFree']} GPUs and {found['nodesFree']} GPU nodes free; the plan "
+            f"promised {found['plannedGpusFree']} GPUs and {found['plannedNodesFree']} GPU "
+            "nodes.")
+    assert said in repo.git("log", "-1", "--format=%B").splitlines()
+    assert f"- {said}" in summary.read_text(encoding="utf-8").splitlines()

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from tfpolicy import yamlio
+from tfpolicy import gitops, yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.cluster import has_rollouts, live_snapshot, read_snapshots, snapshot_source
 from tfpolicy.files.documents import located, read_documents
@@ -122,12 +122,24 @@ def judge(request: Request) -> Judged:
     known = [age for age in ages.values() if age is not None]
     decision = promotion_verdict(Evidence(at, report, previous, taken, since,
                                tuple(unsoaked(ages, request.soak)), request.soak,
-                               min(known, default=None), same))
+                               min(known, default=None), same,
+                               _sync(root, config.path, request.path, snapshot)))
     planned, whole = (_planned(given, at.step + 1) if decision.outcome is Outcome.ADVANCE
                       else (None, None))
     if whole is not None:
         _refuse_starved(given, config, at.step + 1)
     return Judged(request, root, config, at, report, decision, planned, checked, whole)
+
+
+def _sync(root: Path, config: Path, path: str, snapshot: Snapshot) -> gitops.Judgement | None:
+    """What Argo CD or Flux says of the commit that set the rung (docs/hosts.md)."""
+    commit = git.last_commit(root, config)
+    if not commit:
+        return None
+    folder = Path(path).resolve().relative_to(root.resolve()).as_posix()
+    repo = gitops.Repository(folder, git.remote_urls(root))
+    return gitops.sync_of(snapshot.objects, repo, commit,
+                          lambda revision: git.holds(root, commit, revision))
 
 
 def write_rung(judged: Judged, change: Change,

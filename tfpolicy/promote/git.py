@@ -48,6 +48,25 @@ def last_change(root: Path, file: Path) -> str:
     return _text(_run(root, "log", "-1", "--format=%cI", "--", str(file))).strip()
 
 
+def last_commit(root: Path, file: Path) -> str:
+    """The commit that last changed ``file`` (its full id), '' when none did."""
+    return _text(_run(root, "log", "-1", "--format=%H", "--", str(file))).strip()
+
+
+def remote_urls(root: Path) -> tuple[str, ...]:
+    """The addresses the repository's remotes fetch from (none: no remote)."""
+    done = _run(root, "config", "--get-regexp", r"^remote\..*\.url$", check=False)
+    return tuple(sorted({line.split(" ", 1)[1] for line in _text(done).splitlines()
+                         if " " in line}))
+
+
+def holds(root: Path, commit: str, revision: str) -> bool:
+    """``revision`` is ``commit`` or comes after it; a revision this clone does not know
+    holds nothing. ``revision`` is hexadecimal (tfpolicy.gitops reads no other)."""
+    return _run(root, "merge-base", "--is-ancestor", commit, revision,
+                check=False).returncode == 0
+
+
 def stat(root: Path) -> str:
     return _text(_run(root, "diff", "--stat", "--no-color", "--no-ext-diff", "--no-textconv"))
 

@@ -40,7 +40,7 @@ def commit_message(change: Change, report: Report) -> str:
               f"native {w.seen_native}/{w.expected_native})" for w in report.workloads]
     lines += _stops(report) if change.rollback else []
     lines += ["", *text_lines(report.gates)] if report.gates else []
-    lines += ["", *(_plan_lines(change)), "",
+    lines += ["", *measured_lines(report), *(_plan_lines(change)), "",
               f"`.tfpolicy.yaml` names {change.after}; `tfpolicy fix` applied it."]
     return "\n".join(lines) + "\n"
 
@@ -64,6 +64,19 @@ def _plan_lines(change: Change) -> list[str]:
     rolled = _listed(step.rolled) or "none (the rung's counts are those of the one before)"
     return [f"The plan for step {step.number:02d} {step.name}: {step.status.value}.",
             f"Workloads rolled by it: {rolled}.", *savings_lines(step, change.whole)]
+
+
+def measured_lines(report: Report) -> list[str]:
+    """What the cluster leaves free at the rung verified, against the plan's promise for
+    that rung (verify's ``savings``: the snapshot's GPU objects and pods); none at a rung
+    that frees nothing. A warning of verify's rides along: it never changes the decision."""
+    found = report.savings
+    if found is None:
+        return []
+    line = (f"Savings measured at step {report.step} (the snapshot's GPUs and pods): "
+            f"{found.gpus_free} GPUs and {found.nodes_free} GPU nodes free; the plan promised "
+            f"{found.planned_gpus_free} GPUs and {found.planned_nodes_free} GPU nodes.")
+    return [line, *([f"Warning: {found.warning}"] if found.warning else [])]
 
 
 def savings_lines(step: StepReport, whole: StepReport | None) -> list[str]:
@@ -100,7 +113,8 @@ def summary(change: Change, report: Report, stat: str) -> str:
     title = "Roll back" if change.rollback else "Promote"
     parts = [f"## {title}: `{change.before}` → `{change.after}`", "",
              *(f"- {reason}" for reason in change.reasons),
-             f"- {origin_line(report.origin)}", *(f"- {line}" for line in _plan_lines(change)),
+             f"- {origin_line(report.origin)}",
+             *(f"- {line}" for line in (*measured_lines(report), *_plan_lines(change))),
              "", "### Changes", "", "```", stat.rstrip("\n") or "(none)", "```", "",
              f"### Verify, step {report.step}: {report.verdict.word}", "", *verify_table(report),
              *(["", *markdown_table(report.gates)] if report.gates else [])]

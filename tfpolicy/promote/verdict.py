@@ -24,9 +24,10 @@ from enum import Enum
 
 from tfpolicy.gates import Outcome as GateOutcome
 from tfpolicy.gates.render import reasons, tally
+from tfpolicy.gitops import Judgement, State
 from tfpolicy.promote.rungs import WHOLE_CARDS, Position
 from tfpolicy.promote.soak import shown
-from tfpolicy.records import Record
+from tfpolicy.records import Record, replace
 from tfpolicy.verify import Report, Verdict
 
 
@@ -54,9 +55,24 @@ class Evidence(Record):
     soak: int = 0  # the minimum, in seconds
     youngest: int | None = None  # the shortest a TensorFusion pod has been ready (None: no pod)
     same_pods: bool = False  # the rung writes the pod templates of the rung before
+    sync: Judgement | None = None  # what Argo CD or Flux says (None: not asked)
 
 
 def promotion_verdict(evidence: Evidence) -> Decision:
+    sync = evidence.sync
+    if sync is None:
+        return _by_times(evidence)
+    if sync.state is State.WAIT:
+        return Decision(Outcome.WAIT, sync.reasons)
+    if sync.state is State.STOP:
+        return Decision(Outcome.STOP, (*sync.reasons,
+                                       f"roll back to {evidence.at.rollback_name}"))
+    decision = (_decided(replace(evidence, since=None)) if sync.state is State.SHOWN
+                else _by_times(evidence))
+    return Decision(decision.outcome, (*sync.reasons, *decision.reasons))
+
+
+def _by_times(evidence: Evidence) -> Decision:
     at = evidence.at
     if evidence.same_pods and evidence.since is not None and evidence.taken < evidence.since:
         decision = _decided(evidence)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from tfpolicy import gitops
 from tfpolicy.admission.keys import PERCENT_REQUEST as _PERCENT_REQUEST
 from tfpolicy.admission.keys import TFLOPS_REQUEST as _TFLOPS_REQUEST
 from tfpolicy.admission.keys import VRAM_REQUEST as _VRAM_REQUEST
@@ -21,7 +22,7 @@ from tfpolicy.records import Record, field
 from tfpolicy.verify.clock import Clock, is_time, label, snapshot_clock
 from tfpolicy.verify.snapshot_shape import check_kind, check_shape
 
-KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout")
+KINDS = ("Pod", "ReplicaSet", "Event", "GPU", "GPUNode", "GPUPool", "Rollout", *gitops.KINDS)
 _TF_GROUP = "tensor-fusion.ai/"
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")  # RFC 3339, to the second
 _ARGO_GROUP = "argoproj.io/"
@@ -106,6 +107,8 @@ def _in_group(item: Mapping[str, Any]) -> bool:
         return api.startswith(_TF_GROUP)
     if item.get("kind") == "Rollout":  # Argo's; another project may have a kind so named
         return api.startswith(_ARGO_GROUP)
+    if item.get("kind") in gitops.KINDS:  # Argo CD's and Flux's, from their own groups
+        return gitops.in_group(item)
     return True
 
 
@@ -118,6 +121,8 @@ def _check(item: Mapping[str, Any], file: str) -> None:
             raise TfpolicyError(f"{item.get('kind')} {meta['name']}: {part} is not a mapping",
                                 file=file)
     _located(check_shape, item, file)
+    if item.get("kind") in gitops.KINDS:
+        _located(gitops.check_shape, item, file)
     _located(_check_quantities, item, file)
 
 

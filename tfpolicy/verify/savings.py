@@ -30,7 +30,7 @@ from tfpolicy.verify.cluster_snapshot import Snapshot, meta, name_of
 from tfpolicy.verify.pods import PodState
 from tfpolicy.verify.verdicts import GpuResult, Savings
 
-FREEING = ("rightsize",)  # the stages whose steps free GPUs
+FREEING = ("rightsize", "autoscale")  # the stages whose steps free GPUs
 FAR = (9, 10)  # measured below 9/10 of the promise is far below
 _SHORT = "fewer freed than the plan promises"
 _MANAGED_BY = "tensor-fusion.ai/managed-by"  # a GPU's node, as the operator labels it
