@@ -25,7 +25,10 @@ KUBECTL = '''
 import json, os, sys, yaml
 KINDS = {"pods": "Pod", "replicasets": "ReplicaSet", "events": "Event",
          "gpus.tensor-fusion.ai": "GPU", "gpunodes.tensor-fusion.ai": "GPUNode",
-         "gpupools.tensor-fusion.ai": "GPUPool"}
+         "gpupools.tensor-fusion.ai": "GPUPool", "applications.argoproj.io": "Application",
+         "kustomizations.kustomize.toolkit.fluxcd.io": "Kustomization",
+         "helmreleases.helm.toolkit.fluxcd.io": "HelmRelease",
+         "gitrepositories.source.toolkit.fluxcd.io": "GitRepository"}
 with open(os.environ["STUB_LOG"], "a") as log:
     log.write(json.dumps({"tool": "kubectl", "argv": sys.argv[1:]}) + "\\n")
 if sys.argv[1] == "get":

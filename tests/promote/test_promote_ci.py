@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.promote.ci_harness import ROOT, Scratch, snapshot
-from tfpolicy.files.cluster import OPERATOR_KINDS, WORKLOAD_KINDS
+from tfpolicy.files.cluster import GITOPS_KINDS, OPERATOR_KINDS, WORKLOAD_KINDS
 
 GITHUB = ROOT / "docs" / "ci" / "github-promote.yml"
 GITLAB = ROOT / "ci" / "gitlab" / "tfpolicy-promote.gitlab-ci.yml"
@@ -99,7 +99,7 @@ def test_advance_pushes_the_next_rung_and_opens_a_request(
                      "Deployment/ml-serving/llama-8b-vllm"):      # beside one capped
         assert f"| `{workload}` | ready |" in opened[0]["body"]
     asked = [c["argv"] for c in repo.calls("kubectl") if c["argv"][0] == "get"]
-    assert [a[1] for a in asked] == [WORKLOAD_KINDS, OPERATOR_KINDS]  # what verify reads
+    assert [a[1] for a in asked] == [WORKLOAD_KINDS, OPERATOR_KINDS, *GITOPS_KINDS]  # as --live
     assert all(a[2:] == ["-A", "-o", "yaml"] for a in asked)
     assert repo.git("status", "--porcelain", "--untracked-files=all") == ""
 
