@@ -77,3 +77,63 @@ def test_a_failing_start_up_command_has_no_ratio(tmp_path: Path) -> None:
                             _measured(values, {"tfpolicy": 2}))
     assert figure.ratio is None and figure.note == "exit 2"
     assert "—" in startup.report([figure], 1)
+
+
+# --- beside the peers ------------------------------------------------------------------
+
+import peers  # noqa: E402
+
+
+def _in_turn(values: dict[str, list[float]], codes: dict[str, int] | None = None):
+    """A stand-in for ``cpu_of``: tfpolicy's and the peer's CPU seconds in turn."""
+    def measure(argv, cwd, env):
+        key = "tfpolicy" if argv[0].endswith("tfpolicy") else "peer"
+        return values[key].pop(0), (codes or {}).get(key, 0)
+    return measure
+
+
+def test_peer_ratios_are_paired_medians_without_the_warm_up(tmp_path: Path) -> None:
+    pair = peers.PAIRS[0]
+    values = {"tfpolicy": [9.0, 0.10, 0.30, 0.20], "peer": [9.0, 0.20, 0.10, 0.40]}
+    found = peers.compare(pair, TFPOLICY, tmp_path, 3, _in_turn(values))
+    assert found.cpu == 0.20 and found.peer_cpu == 0.20
+    assert found.ratio == 0.5  # the pairs give 0.5, 3 and 0.5
+    assert peers.report([found], 3).splitlines()[-1].split()[-3:] == ["0.50", "≤", "1"]
+
+
+def test_a_peer_not_installed_is_reported_absent(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(peers.shutil, "which", lambda name: None)
+    monkeypatch.setattr(peers.sys, "executable", str(tmp_path / "python"))
+    found = peers.compare(peers.PAIRS[0], TFPOLICY, tmp_path, 3, _in_turn({}))
+    assert found.ratio is None and found.note == "yamllint absent"
+    assert "yamllint absent" in peers.report([found], 3)
+
+
+def test_a_failing_peer_has_no_ratio(tmp_path: Path) -> None:
+    values = {"tfpolicy": [0.1, 0.1], "peer": [0.01, 0.01]}
+    found = peers.compare(peers.PAIRS[0], TFPOLICY, tmp_path, 1,
+                          _in_turn(values, {"peer": 2}))
+    assert found.ratio is None and found.note == "yamllint exit 2"
+
+
+def test_the_kustomize_app_renders_every_document_through_tfpolicy(tmp_path: Path) -> None:
+    """The app the render is timed on is a real kustomize app: kustomize gives its 200
+    documents, and ``argocd generate`` migrates every GPU Deployment among them."""
+    root = peers.fixtures(tmp_path)
+    kustomize = peers.peer_argv("kustomize")
+    if not kustomize and os.environ.get("CI") != "true":
+        import pytest
+
+        pytest.skip("neither kustomize nor kubectl installed")
+    alone = subprocess.run(kustomize, cwd=root / "kapp", capture_output=True, text=True,
+                           check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARGOCD_", "PARAM_"))}
+    done = subprocess.run([str(TFPOLICY), "argocd", "generate"], cwd=root / "kapp",
+                          env={**env, "ARGOCD_ENV_TFPOLICY_POLICIES": "takeover"},
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len([d for d in yaml.safe_load_all(alone.stdout) if d]) == 200
+    rendered = [d for d in yaml.safe_load_all(done.stdout) if d]
+    enabled = [d for d in rendered if d["kind"] == "Deployment" and d["spec"]["template"][
+        "metadata"]["labels"].get("tensor-fusion.ai/enabled") == "true"]
+    assert len(rendered) == 200 and len(enabled) == 100

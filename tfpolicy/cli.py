@@ -4,8 +4,8 @@ command only when it runs.
 
 Hosts start tfpolicy once per file or render, so a start imports only what its command
 uses: a process that applies a policy never loads the scheduler, the plan or the
-recommender, and ``--version`` or ``--help`` load no command line library at all
-(docs/speed.md).
+recommender; ``--version``, ``--help``, a plain command line of ``check``, ``apply`` or
+``fix`` and ``argocd generate`` load no command line library at all (docs/speed.md).
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ import sys
 from collections.abc import Sequence
 
 _HELP_COLUMNS = 80
+# The verbs hooks and hosts run most, read without click when their command line is plain
+# (``tfpolicy.commands.engine_line.VERBS``, which tests/commands/test_engine_line.py holds
+# to these).
+_PLAIN_VERBS = ("check", "apply", "fix")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -25,6 +29,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _write(_version_line())
     if args in (["--help"], ["-h"]) and _columns() >= _HELP_COLUMNS:
         return _write(help_text())
+    if args and args[0] in _PLAIN_VERBS:
+        from tfpolicy.commands.engine_line import run_plain
+
+        code = run_plain(args)
+        if code is not None:
+            return code
+    if args[:1] == ["argocd"]:  # Argo CD runs ``argocd generate`` on every render
+        from tfpolicy.commands.argocd import run_plain as run_render
+
+        code = run_render(args)
+        if code is not None:
+            return code
     from tfpolicy.commands.group import run  # here: click and the group, for any command
 
     return run(args)
@@ -101,7 +117,7 @@ def _write(text: str) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
-        from tfpolicy.commands.group import broken_pipe
+        from tfpolicy.commands.outcome import broken_pipe
 
         return broken_pipe()
     return 0

@@ -1,8 +1,8 @@
 """The one error class and every exit code, decided in one place (docs/exit-codes.md).
 
-Violations are data (findings); an exception means "could not evaluate". The click
-group (``tfpolicy.commands.group``) is the one handler that turns an exception into
-its line on stderr and its exit code.
+Violations are data (findings); an exception means "could not evaluate".
+``tfpolicy.commands.outcome`` is the one handler that turns an exception into its line
+on stderr and its exit code, whether click read the command line or not.
 """
 
 from __future__ import annotations

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from tfpolicy.command_table import HELP, epilog
+from tfpolicy.commands.engine_line import FAIL_ON as _FAIL_ON
+from tfpolicy.commands.engine_line import EngineLine
 from tfpolicy.errors import TfpolicyError
-from tfpolicy.files.project import lookup, resolve_here
-from tfpolicy.files.scopes import Flags, Run, configured_run
-from tfpolicy.findings import Severity
+from tfpolicy.files.project import resolve_here
 from tfpolicy.hosts.hook import hook_argv
 from tfpolicy.policy.project_config import Configuration, Given, ProjectConfig
-from tfpolicy.render import FORMATS, visible
+from tfpolicy.render import FORMATS
 
 if TYPE_CHECKING:
     from tfpolicy.files.gate_metrics import GateSource
@@ -45,10 +45,9 @@ _OPERATOR_HELP = ("Operator objects: `kubectl get providerconfig,workloadprofile
                   "gpuresourcequota,gpupool,gpu -A -o yaml` (repeatable).")
 _NAMESPACE_HELP = ("Namespace for manifests that name none [default: namespace of "
                    ".tfpolicy.yaml, else default].")
-_FAIL_ON = {"error": Severity.ERROR, "warning": Severity.WARNING}
 
 # Options kept out of the engine commands' parameters, set in the context instead, so
-# that every command taking them need not name them (``engine_run`` reads them).
+# that every command taking them need not name them (``engine_line`` reads them).
 _SKIP_UNCONFIGURED = "tfpolicy.skip_unconfigured"
 _HOOK = "tfpolicy.hook"
 _JOBS = "tfpolicy.jobs"
@@ -215,19 +214,13 @@ def hook_options(func: F) -> F:
                      "governs; as --skip-unconfigured."))(func)
 
 
-def engine_run(policies: tuple[str, ...], namespace: str | None, fmt: str | None,
-               explain: bool) -> Run:
-    """The run the engine options decide, with the working directory's config: the options
-    kept out of the command's parameters (``-j``, ``--hook``, ``-q``, …) are read here."""
-    found = lookup(Path.cwd())
-    if explain and not policies:
-        click.echo(visible(f"tfpolicy: {found.explain()}"), err=True)
+def engine_line(given: dict[str, Any]) -> EngineLine:
+    """What click read for an engine verb, as ``EngineLine`` holds a command line read
+    without it: the command's parameters, and the options kept in the context."""
     meta = click.get_current_context().meta
-    operator = tuple(meta.get(_OPERATOR, ()))
-    flags = Flags(int(meta.get(_JOBS, 1)), bool(meta.get(_HOOK)),  # -j: 1 where not taken
-                  bool(meta.get(_SKIP_UNCONFIGURED)), bool(meta.get(_QUIET)))
-    return configured_run(found.config, Given(policies, Path("."), namespace, operator, fmt),
-                          explain, flags)
+    return EngineLine(**given, jobs=int(meta.get(_JOBS, 1)), hook=bool(meta.get(_HOOK)),
+                      skip_unconfigured=bool(meta.get(_SKIP_UNCONFIGURED)),
+                      quiet=bool(meta.get(_QUIET)), operator=tuple(meta.get(_OPERATOR, ())))
 
 
 def resolve_flags(policies: tuple[str, ...], namespace: str | None,

@@ -9,9 +9,6 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
-from tfpolicy.files.install import install_file
 from tfpolicy.findings import Finding, Severity, not_migrated, not_migrated_line
 from tfpolicy.render import FORMATS, MACHINE, junit, visible
 
@@ -19,6 +16,15 @@ if TYPE_CHECKING:
     from tfpolicy.files.in_place import Fixed
     from tfpolicy.files.runner import Ran
     from tfpolicy.files.scopes import Run
+
+
+def say(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """One message, flushed at once as ``click.echo`` flushes it, so that what stdout and
+    stderr say interleaves as it was said; the commands that read their command line
+    without click write through here too."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(f"{text}\n" if nl else text)
+    stream.flush()
 
 
 def emit_not_migrated(findings: list[Finding], fmt: str) -> None:
@@ -36,8 +42,8 @@ def none_found(files: int, paths: tuple[str, ...]) -> None:
     looked at and fine."""
     if not files:
         named = ", ".join(visible(path) for path in paths)
-        click.echo(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {named}: "
-                   "nothing to do", err=True)
+        say(f"tfpolicy: no manifest files (.yaml, .yml, .json) in {named}: nothing to do",
+            err=True)
 
 
 def tell_passed_over(ran: Ran, run: Run, paths: tuple[str, ...]) -> None:
@@ -48,14 +54,14 @@ def tell_passed_over(ran: Ran, run: Run, paths: tuple[str, ...]) -> None:
         none_found(ran.files, paths)
     if run.options.explain:
         for path, reason in ran.skipped:
-            click.echo(visible(f"tfpolicy: skipped {path}: {reason}"), err=True)
+            say(visible(f"tfpolicy: skipped {path}: {reason}"), err=True)
 
 
 def tell_fixed(fixed: Fixed, run: Run, paths: tuple[str, ...]) -> None:
     """What ``fix`` says once every write is done (so that a closed stdout cannot stop
     it half-way): the files it passed over, each file it rewrote, and the findings."""
     tell_passed_over(fixed.ran, run, paths)
-    click.echo("".join(f"Fixing {visible(name)}\n" for name in fixed.written), nl=False)
+    say("".join(f"Fixing {visible(name)}\n" for name in fixed.written), nl=False)
     emit_file_findings(fixed.findings, run.fmt, fixed.checked, err=True,
                        rewritten=fixed.rewritten)
 
@@ -91,6 +97,8 @@ def write_report(report: str, output: str | None, command: str,
     if output is None:
         sys.stdout.write(report)
         return
+    from tfpolicy.files.install import install_file  # here: the engine verbs write no report
+
     install_file(Path(output), report.encode(), 0o644, elsewhere=elsewhere)
     sys.stderr.write(f"{command}: report written to {visible(output)}\n")
 

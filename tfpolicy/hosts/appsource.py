@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -45,6 +44,8 @@ def render(folder: Path, env: Mapping[str, str],
     if any((folder / name).is_file() for name in KUSTOMIZATIONS):
         return [_run(_kustomize() + options.kustomize_args(), folder)]
     if (folder / "Chart.yaml").is_file():
+        import tempfile  # here: only a chart's inline values need a scratch folder
+
         with tempfile.TemporaryDirectory(prefix="tfpolicy-values-") as scratch:
             inline = Path(scratch, "values.yaml") if options.values else None
             if inline is not None:

@@ -8,8 +8,6 @@ see every piece before the first is rewritten. Only this process reads back what
 
 from __future__ import annotations
 
-import pickle
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Generic, TypeVar
 
@@ -18,17 +16,23 @@ T = TypeVar("T")
 
 class Spool(Generic[T]):
     def __init__(self, items: Iterable[T]) -> None:
+        import tempfile  # here: a small check or apply spools nothing, and imports it not
+
         self._items = iter(items)
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 (closed once read back)
 
     def first(self) -> Iterator[T]:
         """The items, each kept as it passes."""
+        import pickle  # here, as tempfile above
+
         for item in self._items:
             pickle.dump(item, self._file, protocol=pickle.HIGHEST_PROTOCOL)
             yield item
 
     def again(self) -> Iterator[T]:
         """All the items once more, in order (those the first reading left too)."""
+        import pickle
+
         for _ in self.first():
             pass
         self._file.seek(0)
