@@ -119,10 +119,6 @@ def test_an_oom_killed_share_writes_the_whole_cards_back(
     assert repo.status() == "" and main(["check", "manifests"]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="the rewrite keeps tfpolicy.dev/original where it stood "
-                   "and appends the stage's new keys after it (tfpolicy/edits.py, diff), so "
-                   "takeover after a rightsize without isolation writes the same data with "
-                   "tensor-fusion.ai/isolation after the record instead of before it")
 def test_an_oom_killed_share_gives_the_takeover_bytes_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo, whole = _at_rightsize_25(tmp_path, monkeypatch)

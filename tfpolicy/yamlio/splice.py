@@ -191,6 +191,10 @@ _COLON = re.compile(r"[ \t]*:")
 # (a pod template's metadata before its spec, labels before annotations), else last.
 _BEFORE = {"metadata": ("spec",), "labels": ("annotations",)}
 _RANK = {"labels": 0}
+# tfpolicy's record (tfpolicy.stages.keys.RECORD) is the last annotation a stage writes:
+# a key added beside it later goes before it, so that a stage run again on its own
+# output, after another stage, writes the bytes its first run wrote.
+_TRAILER = "tfpolicy.dev/original"
 
 
 def _insert(doc: Doc, parent: yaml.Node, key: Any, value: Any) -> _Patch:
@@ -209,6 +213,8 @@ def _before(doc: Doc, parent: yaml.MappingNode, key: Any) -> int | None:
     """The start of the line of the sibling ``key`` goes before (the comments heading it
     stay with it), or ``None`` to append."""
     names = _BEFORE.get(key, ()) if isinstance(key, str) else ()
+    if isinstance(key, str) and not names and key != _TRAILER:
+        names = (_TRAILER,)
     found = [i for i in (index_of(parent, name) for name in names) if i is not None]
     if not found:
         return None
