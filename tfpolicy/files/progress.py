@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -17,11 +16,14 @@ if TYPE_CHECKING:
 MANY = 200  # below this a run is quick: a counter would only flicker
 
 
-@dataclass(slots=True)
 class Progress:
-    total: int
-    stream: TextIO | None  # None: silent
-    _done: int = field(default=0)
+    """A counter on ``stream`` (None: silent). A plain class: a dataclass would import
+    ``inspect`` into every small check, which the command line no longer loads."""
+
+    __slots__ = ("_done", "stream", "total")
+
+    def __init__(self, total: int, stream: TextIO | None) -> None:
+        self.total, self.stream, self._done = total, stream, 0
 
     def step(self, name: str) -> None:
         self._done += 1
