@@ -70,3 +70,15 @@ def test_without_argo_the_object_times_rule_is_said(tmp_path: Path,
                         hour=11) == ADVANCED
     assert ("no Argo CD Application, Flux Kustomization or HelmRelease in the snapshot deploys "
             "manifests; judged by object times") in capsys.readouterr().out
+
+
+def test_only_a_commit_id_reaches_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the cluster reports is never an option of git's: anything but a hexadecimal id
+    holds nothing, and git is not asked."""
+    from tfpolicy.promote import git
+
+    repo = Repo(tmp_path / "repo", monkeypatch)
+    head = repo.head()
+    assert git.holds(repo.path, head, head)
+    for revision in ("--output=/tmp/x", "HEAD", "main", head.upper(), f"{head} --all", ""):
+        assert not git.holds(repo.path, head, revision)

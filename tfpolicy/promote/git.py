@@ -12,6 +12,7 @@ repository's own hooks (``promote --run-hooks``, docs/promote.md).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,6 +21,7 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.promote.rungs import RefusedError
 
 _SECONDS = 60
+_HEX = re.compile(r"[0-9a-f]{4,64}")  # a commit id, abbreviated or whole
 _LISTED = 5  # dirty entries named in the refusal
 _PINNED = ("-c", "core.fsmonitor=false")
 _NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
@@ -62,7 +64,10 @@ def remote_urls(root: Path) -> tuple[str, ...]:
 
 def holds(root: Path, commit: str, revision: str) -> bool:
     """``revision`` is ``commit`` or comes after it; a revision this clone does not know
-    holds nothing. ``revision`` is hexadecimal (tfpolicy.gitops reads no other)."""
+    holds nothing. Both come from the cluster or git, so only a hexadecimal id reaches git
+    (tfpolicy.gitops reads no other; checked here again, where the argv is built)."""
+    if not (_HEX.fullmatch(commit) and _HEX.fullmatch(revision)):
+        return False
     return _run(root, "merge-base", "--is-ancestor", commit, revision,
                 check=False).returncode == 0
 
