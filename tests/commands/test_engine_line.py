@@ -188,6 +188,9 @@ def test_a_one_file_run_of_the_hooks_verbs_loads_no_command_line_library(
     assert {"1", "0"} & loaded  # it ran: exit 1 (changed) or 0
     assert not NOT_FOR[verb] & {m.split(".")[0] for m in loaded}
     assert f"tfpolicy.commands.{verb}" in loaded
+    # nor what judges a rung (the configuration's gates need their spec only), nor
+    # inspect, which a dataclass brings in
+    assert not {"tfpolicy.gates.run", "tfpolicy.gates.judge", "inspect"} & loaded
 
 
 def test_argocd_generate_loads_no_command_line_library(tmp_path: Path) -> None:
