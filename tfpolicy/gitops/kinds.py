@@ -9,10 +9,11 @@ kustomization.yaml, ``app.k8s.io`` ``Application`` another project's kind.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.shapes import LIST, MAP, SCALAR, TEXT, TEXTS, Path, fits, found, under
 
 # kind → (API group, resource name as ``kubectl get <resource>.<group>`` takes it)
 GROUPS: dict[str, tuple[str, str]] = {
@@ -24,14 +25,6 @@ GROUPS: dict[str, tuple[str, str]] = {
 KINDS = tuple(GROUPS)
 RESOURCES = tuple(f"{plural}.{group}" for group, plural in GROUPS.values())
 
-MAP, LIST, TEXT, TEXTS, SCALAR = ("a mapping", "a list of mappings", "a string",
-                                  "a list of strings", "a scalar")
-Path = tuple[str, ...]
-
-
-def _under(prefix: Path, table: Mapping[Path, str]) -> dict[Path, str]:
-    return {prefix + path: kind for path, kind in table.items()}
-
 
 _REF: dict[Path, str] = {("kind",): TEXT, ("name",): TEXT, ("namespace",): TEXT}
 _ARGO_SOURCE: dict[Path, str] = {("repoURL",): TEXT, ("path",): TEXT, ("directory",): MAP,
@@ -40,45 +33,45 @@ _REVISIONS: dict[Path, str] = {("revision",): TEXT, ("revisions",): TEXTS}
 _CONDITION: dict[Path, str] = {("type",): SCALAR, ("status",): SCALAR, ("reason",): SCALAR,
               ("message",): SCALAR}
 _HEALTH: dict[Path, str] = {("status",): SCALAR, ("message",): SCALAR}
-_RESOURCE: dict[Path, str] = {**_REF, ("health",): MAP, **_under(("health",), _HEALTH)}
+_RESOURCE: dict[Path, str] = {**_REF, ("health",): MAP, **under(("health",), _HEALTH)}
 _RELEASE: dict[Path, str] = {("status",): SCALAR, ("version",): SCALAR,
                              ("chartVersion",): SCALAR}
 COMMON: dict[Path, str] = {
     ("kind",): TEXT, ("apiVersion",): TEXT, ("metadata",): MAP, ("metadata", "name"): TEXT,
     ("metadata", "namespace"): TEXT, ("spec",): MAP, ("status",): MAP,
-    ("status", "conditions"): LIST, **_under(("status", "conditions", "*"), _CONDITION)}
+    ("status", "conditions"): LIST, **under(("status", "conditions", "*"), _CONDITION)}
 BY_KIND: dict[str, dict[Path, str]] = {
     # argoproj/argo-cd pkg/apis/application/v1alpha1/types.go:77 (ApplicationSpec), :196
     # (ApplicationSource), :1219 (ApplicationStatus), :1457 (OperationState), :1948 (SyncStatus)
     "Application": {
-        ("spec", "source"): MAP, **_under(("spec", "source"), _ARGO_SOURCE),
-        ("spec", "sources"): LIST, **_under(("spec", "sources", "*"), _ARGO_SOURCE),
+        ("spec", "source"): MAP, **under(("spec", "source"), _ARGO_SOURCE),
+        ("spec", "sources"): LIST, **under(("spec", "sources", "*"), _ARGO_SOURCE),
         ("status", "sync"): MAP, ("status", "sync", "status"): SCALAR,
-        **_under(("status", "sync"), _REVISIONS),
-        ("status", "health"): MAP, **_under(("status", "health"), _HEALTH),
+        **under(("status", "sync"), _REVISIONS),
+        ("status", "health"): MAP, **under(("status", "health"), _HEALTH),
         ("status", "operationState"): MAP, ("status", "operationState", "phase"): SCALAR,
         ("status", "operationState", "message"): SCALAR,
         ("status", "operationState", "syncResult"): MAP,
-        **_under(("status", "operationState", "syncResult"), _REVISIONS),
+        **under(("status", "operationState", "syncResult"), _REVISIONS),
         ("status", "operationState", "operation"): MAP,
         ("status", "operationState", "operation", "sync"): MAP,
-        **_under(("status", "operationState", "operation", "sync"), _REVISIONS),
+        **under(("status", "operationState", "operation", "sync"), _REVISIONS),
         ("status", "resources"): LIST,
-        **_under(("status", "resources", "*"), _RESOURCE)},
+        **under(("status", "resources", "*"), _RESOURCE)},
     # fluxcd/kustomize-controller api/v1/kustomization_types.go:92 (path), :147 (sourceRef),
     # :344 (KustomizationStatus)
     "Kustomization": {
         ("spec", "path"): TEXT, ("spec", "suspend"): SCALAR, ("spec", "sourceRef"): MAP,
-        **_under(("spec", "sourceRef"), _REF), ("status", "lastAppliedRevision"): TEXT,
+        **under(("spec", "sourceRef"), _REF), ("status", "lastAppliedRevision"): TEXT,
         ("status", "lastAttemptedRevision"): TEXT},
     # fluxcd/helm-controller api/v2/helmrelease_types.go:381 (HelmChartTemplateSpec), :1286
     # (HelmReleaseStatus); api/v2/snapshot_types.go:139 (Snapshot)
     "HelmRelease": {
         ("spec", "suspend"): SCALAR, ("spec", "chart"): MAP, ("spec", "chart", "spec"): MAP,
         ("spec", "chart", "spec", "chart"): TEXT, ("spec", "chart", "spec", "sourceRef"): MAP,
-        **_under(("spec", "chart", "spec", "sourceRef"), _REF),
+        **under(("spec", "chart", "spec", "sourceRef"), _REF),
         ("status", "lastAttemptedRevision"): SCALAR, ("status", "history"): LIST,
-        **_under(("status", "history", "*"), _RELEASE)},
+        **under(("status", "history", "*"), _RELEASE)},
     # fluxcd/source-controller api/v1/gitrepository_types.go:89 (url)
     "GitRepository": {("spec", "url"): TEXT},
 }
@@ -95,33 +88,10 @@ def in_group(item: Mapping[str, Any]) -> bool:
 def check_shape(item: Mapping[str, Any]) -> None:
     """Raise, naming the object and the field, when a field read has another type."""
     for path, kind in {**COMMON, **BY_KIND.get(str(item.get("kind")), {})}.items():
-        for where, value in _found(item, path, ()):
-            if value is not None and not _fits(value, kind):
+        for where, value in found(item, path):
+            if value is not None and not fits(value, kind):
                 raise TfpolicyError(f"{_who(item)}: {'.'.join(where)}: expected {kind}, "
                                     f"found {_shown(value)}")
-
-
-def _found(value: Any, path: Path, where: Path) -> Iterator[tuple[Path, Any]]:
-    if not path:
-        yield where, value
-        return
-    head, rest = path[0], path[1:]
-    if head == "*" and isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _found(item, rest, (*where, str(index)))
-    elif isinstance(value, Mapping) and head in value:
-        yield from _found(value[head], rest, (*where, head))
-
-
-def _fits(value: Any, kind: str) -> bool:
-    if kind == MAP:
-        return isinstance(value, Mapping)
-    if kind in (LIST, TEXTS):
-        inner = Mapping if kind == LIST else str
-        return isinstance(value, list) and all(isinstance(v, inner) for v in value)
-    if kind == TEXT:
-        return isinstance(value, str)
-    return not isinstance(value, (Mapping, list))
 
 
 def _shown(value: Any) -> str:

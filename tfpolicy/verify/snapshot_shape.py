@@ -10,13 +10,11 @@ of a list.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from tfpolicy.errors import TfpolicyError
-
-MAP, LIST, TEXT, SCALAR = "a mapping", "a list of mappings", "a string", "a scalar"
-Path = tuple[str, ...]
+from tfpolicy.shapes import LIST, MAP, SCALAR, TEXT, Path, fits, found, under
 
 _CONTAINER: dict[Path, str] = {
     ("name",): TEXT, ("resources",): MAP, ("resources", "limits"): MAP,
@@ -32,10 +30,6 @@ _CONDITION: dict[Path, str] = {
     ("lastTransitionTime",): SCALAR}
 
 
-def _under(prefix: Path, table: Mapping[Path, str]) -> dict[Path, str]:
-    return {prefix + path: kind for path, kind in table.items()}
-
-
 COMMON: dict[Path, str] = {
     ("kind",): TEXT, ("apiVersion",): TEXT, ("metadata",): MAP, ("spec",): MAP,
     ("status",): MAP, ("metadata", "name"): TEXT, ("metadata", "namespace"): TEXT,
@@ -46,17 +40,17 @@ COMMON: dict[Path, str] = {
     ("metadata", "ownerReferences"): LIST, ("metadata", "ownerReferences", "*", "kind"): TEXT,
     ("metadata", "ownerReferences", "*", "name"): TEXT,
     ("metadata", "ownerReferences", "*", "controller"): SCALAR,
-    ("status", "conditions"): LIST, **_under(("status", "conditions", "*"), _CONDITION),
+    ("status", "conditions"): LIST, **under(("status", "conditions", "*"), _CONDITION),
     ("status", "phase"): SCALAR,
 }
 BY_KIND: dict[str, dict[Path, str]] = {
     "Pod": {("spec", "containers"): LIST, ("spec", "initContainers"): LIST,
-            **_under(("spec", "containers", "*"), _CONTAINER),
-            **_under(("spec", "initContainers", "*"), _CONTAINER),
+            **under(("spec", "containers", "*"), _CONTAINER),
+            **under(("spec", "initContainers", "*"), _CONTAINER),
             ("spec", "nodeName"): SCALAR, ("status", "reason"): SCALAR,
             ("status", "containerStatuses"): LIST, ("status", "initContainerStatuses"): LIST,
-            **_under(("status", "containerStatuses", "*"), _STATUS),
-            **_under(("status", "initContainerStatuses", "*"), _STATUS)},
+            **under(("status", "containerStatuses", "*"), _STATUS),
+            **under(("status", "initContainerStatuses", "*"), _STATUS)},
     "ReplicaSet": {("spec", "replicas"): SCALAR, ("status", "replicas"): SCALAR,
                    ("spec", "template"): MAP, ("spec", "template", "metadata"): MAP},
     "Event": {("involvedObject",): MAP, ("involvedObject", "*"): SCALAR,
@@ -81,8 +75,8 @@ def check_shape(item: Mapping[str, Any]) -> None:
     """Raise, naming the object and the field, when a field has another type."""
     table = {**COMMON, **BY_KIND.get(str(item.get("kind")), {})}
     for path, kind in table.items():
-        for where, value in _found(item, path, ()):
-            if value is not None and not _fits(value, kind):
+        for where, value in found(item, path):
+            if value is not None and not fits(value, kind):
                 raise TfpolicyError(f"{_who(item)}: {'.'.join(where)}: expected {kind}, "
                                     f"found {_found_as(value)}")
 
@@ -92,31 +86,6 @@ def check_kind(item: Mapping[str, Any]) -> None:
     kind = item.get("kind")
     if kind is not None and not isinstance(kind, str):
         raise TfpolicyError(f"an object's kind: expected a string, found {_shown(kind)}")
-
-
-def _found(value: Any, path: Path, where: Path) -> Iterator[tuple[Path, Any]]:
-    if not path:
-        yield where, value
-        return
-    head, rest = path[0], path[1:]
-    if head == "*" and isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _found(item, rest, (*where, str(key)))
-    elif head == "*" and isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _found(item, rest, (*where, str(index)))
-    elif isinstance(value, Mapping) and head in value:
-        yield from _found(value[head], rest, (*where, head))
-
-
-def _fits(value: Any, kind: str) -> bool:
-    if kind == MAP:
-        return isinstance(value, Mapping)
-    if kind == LIST:
-        return isinstance(value, list) and all(isinstance(v, Mapping) for v in value)
-    if kind == TEXT:
-        return isinstance(value, str)
-    return not isinstance(value, (Mapping, list))
 
 
 def _found_as(value: Any) -> str:
