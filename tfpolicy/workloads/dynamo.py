@@ -39,11 +39,10 @@ the device plugin no longer gives the pod a whole card, and rollback writes it b
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from tfpolicy.edits import Path
+from tfpolicy.edits import Path, clone
 from tfpolicy.gpus.vendors import accelerator
 from tfpolicy.records import replace
 from tfpolicy.workloads.shapes import ANY, Shape, Slot
@@ -91,7 +90,7 @@ def service_view(obj: Mapping[str, Any], anchor: Path) -> View:
     items = template["spec"]["containers"]
     own = items.pop(len(sidecars)) if has_main else {}
     name = _gpu_name(service.get("resources"))
-    main = {k: copy.deepcopy(v) for k, v in service.items() if k != "name"}
+    main = {k: clone(v) for k, v in service.items() if k != "name"}
     if isinstance(main.get("resources"), Mapping):
         main["resources"] = _renamed(main["resources"], "gpu", name)
     main["name"] = own.get("name") or _MAIN
@@ -128,7 +127,7 @@ def _gpu_name(resources: Any) -> str:
 
 def _renamed(resources: Mapping[str, Any], old: str, new: str) -> dict[str, Any]:
     """A copy of ``resources`` with ``limits[old]`` under ``new``, in its place."""
-    out = copy.deepcopy(dict(resources))
+    out: dict[str, Any] = clone(dict(resources))
     limits = out.get("limits")
     if isinstance(limits, dict) and old in limits:
         out["limits"] = {(new if k == old else k): v for k, v in limits.items()}
@@ -139,7 +138,7 @@ def _merged(own: Any, service: Any) -> Any:
     """The main container's resources as the pod gets them: the service's over its own."""
     if not isinstance(own, Mapping):
         return service
-    out = copy.deepcopy(dict(own))
+    out = clone(dict(own))
     for part, values in (service or {}).items():
         if isinstance(values, Mapping) and isinstance(out.get(part), Mapping):
             out[part] = {**out[part], **values}

@@ -24,7 +24,7 @@ from typing import Any
 from tfpolicy.edits import Path
 from tfpolicy.findings import Severity
 from tfpolicy.gpus.quantity import QuantityError, resource_quantity
-from tfpolicy.workloads import dra, profiles, reasons
+from tfpolicy.workloads import dra, profiles
 from tfpolicy.workloads.requests import (
     DRA_CLAIM,
     DRA_POD,
@@ -120,15 +120,30 @@ def unmigrated(obj: Mapping[str, Any], requests: list[GpuRequest],
     out = []
     for request in requests:
         if request.kind != RESOURCE:
-            out += reasons.other(obj, request, known)
+            out += _other(obj, request, known)
             continue
         inside = any(request.path[:len(h)] == h for h in known.handled)
         request = _named(obj, request)
         configured = known.configured(request.resource)
         if inside and configured and "initContainers" not in request.path:
             continue
-        out.append(reasons.why(obj, request, configured, known.kind_known))
+        out.append(_why(obj, request, configured, known.kind_known))
     return out
+
+
+# The reasons a request is not migrated are worded by .reasons, imported on first use: a
+# run whose requests all migrate never words one.
+def _other(obj: Mapping[str, Any], request: GpuRequest, known: Known) -> list[Unmigrated]:
+    from tfpolicy.workloads.reasons import other
+
+    return other(obj, request, known)
+
+
+def _why(obj: Mapping[str, Any], request: GpuRequest, configured: bool,
+         kind_known: bool) -> Unmigrated:
+    from tfpolicy.workloads.reasons import why
+
+    return why(obj, request, configured, kind_known)
 
 
 def counted(items: list[Unmigrated]) -> list[Unmigrated]:

@@ -9,12 +9,11 @@ maps each edit's path back (docs/kinds.md: one description of a change).
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from tfpolicy.edits import Edit, Op, Path, diff
+from tfpolicy.edits import Edit, Op, Path, clone, diff
 from tfpolicy.findings import Severity
 from tfpolicy.records import Record, replace
 from tfpolicy.workloads.shapes import (
@@ -173,9 +172,9 @@ def shape_view(obj: Mapping[str, Any], anchor: Path, shape: Shape) -> View:
     items = _with_added(items, shape.added)
     template: dict[str, Any] = {}
     if isinstance(meta, Mapping):
-        template["metadata"] = {k: copy.deepcopy(meta[k]) for k in _META_KEYS if k in meta}
+        template["metadata"] = {k: clone(meta[k]) for k in _META_KEYS if k in meta}
     skip = {"containers", *_META_KEYS, *(_slot(s).pattern[0] for s in shape.containers)}
-    spec = {k: copy.deepcopy(v) for k, v in spec_node.items()
+    spec = {k: clone(v) for k, v in spec_node.items()
             if k not in skip} if isinstance(spec_node, Mapping) else {}
     template["spec"] = {**spec, "containers": items}
     alone = not isinstance(meta, Mapping) or set(meta) <= set(_META_KEYS)
@@ -188,7 +187,7 @@ def _containers(obj: Mapping[str, Any], anchor: Path,
                 shape: Shape) -> tuple[list[Path], list[Any]]:
     """Each slot's containers, named as their controller names them in the pod."""
     slots = [_slot(s) for s in shape.containers]
-    found = [[(path, copy.deepcopy(dict(_at(obj, path))))
+    found = [[(path, clone(dict(_at(obj, path))))
               for path in expand(obj, (*anchor, *slot.pattern))
               if isinstance(_at(obj, path), Mapping)] for slot in slots]
     spec = _at(obj, anchor + shape.spec) if shape.spec is not None else None
