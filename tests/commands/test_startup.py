@@ -216,13 +216,16 @@ def test_apply_and_check_load_the_webhook_simulation_only_when_asked(tmp_path: P
 
 def test_a_small_check_loads_no_pool_no_framework_table_and_no_webhook_diff() -> None:
     """One Deployment without a vram-limit: no worker pool, no git, no frameworks' tables
-    (only their check, which finds no limit), no change records of the webhook's diff."""
+    (only their check, which finds no limit), no change records of the webhook's diff;
+    every request migrates, so no reason for one that does not is worded, and no
+    ``copy`` (parsed data is copied by ``edits.clone``)."""
     checked = _loaded_after(["check", "-p", "takeover", str(LLM)])
     assert not {m for m in checked if m.startswith(("multiprocessing", "subprocess"))}
     assert "tfpolicy.frameworks.traps" in checked
     assert not {"tfpolicy.frameworks.detect", "tfpolicy.frameworks.sizing",
                 "tfpolicy.frameworks.framework_table", "tfpolicy.admission.diff",
-                "tfpolicy.admission.admission_records"} & checked
+                "tfpolicy.admission.admission_records", "tfpolicy.workloads.reasons",
+                "tfpolicy.workloads.declare", "copy"} & checked
     applied = _loaded_after(["apply", "-p", "takeover", str(LLM)])
     assert not {m for m in applied if m.startswith(("multiprocessing", "subprocess"))}
 
