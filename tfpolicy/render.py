@@ -8,6 +8,7 @@ line of their own, no workflow command, nothing an XML reader refuses.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -24,16 +25,28 @@ from tfpolicy.findings import Finding, Severity, sorted_findings
 # what follows them (CVE-2021-42574), and U+FFFE and U+FFFF, which XML 1.0 refuses.
 _UNSHOWN = (r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
             r"\ud800-\udfff\ufffe\uffff")
-_IN_A_NAME = re.compile(f"[{_UNSHOWN}\t\n\r]")
-_IN_LINES = re.compile(f"[{_UNSHOWN}]|\r(?!\n)")  # a report's own line ends stay
+IN_A_NAME = f"[{_UNSHOWN}\t\n\r]"
+IN_LINES = f"[{_UNSHOWN}]|\r(?!\n)"  # a report's own line ends stay
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
 def visible(text: str, *, lines: bool = False) -> str:
     """``text`` with every character above written as Python writes it in a string literal
     (``\\x1b``, ``\\n``, ``\\u202e``, ``\\udcff``), for a person to read; the rest as it
-    is. ``lines``: a whole report, whose tabs, line feeds and CRLF line ends are its own."""
-    return (_IN_LINES if lines else _IN_A_NAME).sub(_escaped, text)
+    is. ``lines``: a whole report, whose tabs, line feeds and CRLF line ends are its own.
+
+    Each of those characters is one ``str.isprintable`` refuses (a control, a format
+    character, a surrogate, a separator other than the space, a non-character), so a
+    printable text, nearly every one, is returned as it is and the patterns are compiled
+    only for a text that needs them."""
+    if text.isprintable():
+        return text
+    return _pattern(IN_LINES if lines else IN_A_NAME).sub(_escaped, text)
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 def _escaped(found: re.Match[str]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import unicodedata
@@ -20,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
+from tfpolicy import render
 from tfpolicy.findings import Finding, ResourceRef, Severity
 from tfpolicy.render import github, junit, sarif, text, visible
 
@@ -202,3 +204,18 @@ def test_check_reports_hostile_names_without_control_characters(tmp_path: Path,
         assert len(lines) == len(names)
         assert all(any(line.startswith(f"{visible(name)}:") for line in lines)
                    for name in names)
+
+
+def test_a_printable_text_holds_no_character_visible_escapes() -> None:
+    """``visible`` returns a text ``str.isprintable`` accepts as it is, without its
+    patterns: exact only while every code point either pattern matches is one Python calls
+    unprintable. Every code point is tried, and a text of each printable one with each
+    pattern's own characters around it is still escaped."""
+    name, lines = re.compile(render.IN_A_NAME), re.compile(render.IN_LINES)
+    for code in range(0x110000):
+        char = chr(code)
+        if char.isprintable():
+            assert not name.match(char) and not lines.match(char), hex(code)
+    assert render.visible("a\u202eb") == "a\\u202eb"
+    assert render.visible("a\r\nb", lines=True) == "a\r\nb"
+    assert render.visible("a\rb", lines=True) == "a\\rb"
