@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import os
-import select
 import sys
 from typing import BinaryIO
 
@@ -43,6 +42,8 @@ def _write_all(data: bytes) -> None:
         try:
             view = view[os.write(fd, view):]
         except BlockingIOError:  # a non-blocking pipe that is full: wait until it drains
+            import select
+
             select.select([], [fd], [])
 
 

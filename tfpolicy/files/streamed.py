@@ -10,10 +10,10 @@ spool out once every document went through.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -22,13 +22,13 @@ from typing import BinaryIO
 from tfpolicy import yamlio
 from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.listing import manifest_files, named
-from tfpolicy.files.outdir import destinations, write_outputs
 from tfpolicy.files.progress import counted
 from tfpolicy.files.scopes import Run
 from tfpolicy.files.sources import STDIN, open_regular, shown_name
 from tfpolicy.findings import Finding
 from tfpolicy.records import Record
 from tfpolicy.rewrite.pipeline import PIECE_BYTES, StreamOutcome, transform_stream
+from tfpolicy.rewrite.spool import IN_MEMORY
 
 _OPENS_DOCUMENT = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---")
 
@@ -51,8 +51,11 @@ def rewritten(run: Run, paths: tuple[str, ...], folder: str | None) -> Iterator[
         sink: OneStream | PerFile
         if folder is None:
             files = list(manifest_files(named(paths, stdin=True)))
-            sink = OneStream(stack.enter_context(tempfile.TemporaryFile()))
+            sink = OneStream()
+            stack.callback(sink.close)
         else:
+            from tfpolicy.files.outdir import destinations  # here: only -o DIR writes files
+
             pairs = destinations(named(paths), Path(folder))
             files, sink = [file for file, _ in pairs], PerFile(pairs)
         findings = _through(run, files, sink)
@@ -72,10 +75,12 @@ def _through(run: Run, files: list[str], sink: OneStream | PerFile) -> list[Find
 
 class OneStream:
     """The documents of every file as one stream in ``spool``, a later file's first
-    document made to start a new one."""
+    document made to start a new one: in memory up to ``IN_MEMORY`` bytes (a small run
+    touches no disk and imports no ``tempfile``), in a temporary file past them."""
 
-    def __init__(self, spool: BinaryIO) -> None:
-        self.spool = spool
+    def __init__(self) -> None:
+        self.spool: BinaryIO = io.BytesIO()
+        self._on_disk = False
         self._ended, self._later = True, False
 
     def add(self, done: StreamOutcome) -> None:
@@ -86,9 +91,23 @@ class OneStream:
             self._later = True
         self.spool.write(text.encode("utf-8"))
         self._ended = text.endswith("\n") if text else self._ended
+        if not self._on_disk and self.spool.tell() > IN_MEMORY:
+            self._to_disk()
+
+    def _to_disk(self) -> None:
+        import tempfile
+
+        disk = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+        self.spool.seek(0)
+        disk.write(self.spool.read())
+        self.spool.close()
+        self.spool, self._on_disk = disk, True
 
     def finish(self) -> None:
         self.spool.seek(0)
+
+    def close(self) -> None:
+        self.spool.close()
 
 
 class PerFile:
@@ -107,6 +126,8 @@ class PerFile:
         self._texts[-1].append(done.outcome.text)
 
     def finish(self) -> None:
+        from tfpolicy.files.outdir import write_outputs  # here, as destinations
+
         write_outputs([(target, "".join(text).encode("utf-8"))
                        for target, text in zip(self._targets, self._texts, strict=True)])
 

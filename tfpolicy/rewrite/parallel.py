@@ -16,10 +16,8 @@ one batch, so a small run pays nothing for it.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
-import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -63,7 +61,9 @@ def runs(items: list[T], jobs: int, most: int = 64) -> Iterator[list[T]]:
     to the end of the run, when what ``fix`` holds of the changed ones is largest
     (docs/speed.md, "Figures behind the code").
     """
-    size = max(most // 4, min(most, len(items) // (4 * workers(jobs))))
+    size = most // 4
+    if len(items) // 4 > size:  # only then may the workers' count make the runs longer
+        size = min(most, max(size, len(items) // (4 * workers(jobs))))
     return _let_go(deque(items[at:at + size] for at in range(0, len(items), size)))
 
 
@@ -156,10 +156,6 @@ def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int, *,
     worker would otherwise make, each on its own and into its own memory), and
     ``in_worker`` first in each worker.
     """
-    count = workers(jobs)
-    if count <= 1:
-        yield from map(work, batches)
-        return
     pending = iter(batches)
     first = next(pending, _END)
     if first is _END:
@@ -170,7 +166,11 @@ def ordered(work: Callable[[T], R], batches: Iterable[T], jobs: int, *,
         yield work(first)  # its own error, if any, comes first
         raise
     if second is _END:
-        yield work(first)
+        yield work(first)  # one batch: the CPUs are not even counted
+        return
+    count = workers(jobs)
+    if count <= 1:
+        yield from map(work, _chain(first, second, pending))
         return
     if shared is not None:
         shared()
@@ -219,6 +219,8 @@ def _worker(parent: int, in_worker: Callable[[], None] | None) -> None:
     """Ctrl-C is the parent's to handle: it stops the run and the pool with it. A parent
     killed outright (``kill -9``) cannot stop its pool, and a worker would wait for its
     next batch for ever: the kernel is asked to kill the worker when the parent dies."""
+    import signal  # here, as in _die_with_parent: only a worker sets them
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent(parent)
     if in_worker is not None:
@@ -229,6 +231,9 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def _die_with_parent(parent: int) -> None:
+    import ctypes
+    import signal
+
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")

@@ -134,7 +134,7 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
     many workers there are.
     """
     if firstpass.pending(policies):  # a first pass over all of it, kept on disk meanwhile
-        spool = Spool(pieces)
+        spool = Spool(pieces, lambda pair: len(pair[1].data))
         worth = (p for p in spool.first() if firstpass.worth(policies, p[1].data))
         policies = firstpass.over_pieces(policies, _batches(worth), options.namespace, jobs)
         pieces = spool.again()
