@@ -10,6 +10,7 @@ recommender; ``--version``, ``--help``, a plain command line of ``check``, ``app
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -22,9 +23,20 @@ _PLAIN_VERBS = ("check", "apply", "fix")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if argv is None and len(sys.argv) > _LONG_COMMAND_LINE:
+    """The console script's entry (``argv`` None: this process is tfpolicy's own), or a
+    command line run in the calling process."""
+    if argv is not None:
+        return _main(list(argv), process=False)
+    if len(sys.argv) > _LONG_COMMAND_LINE:
         _return_start_up_copies()
-    args = list(sys.argv[1:] if argv is None else argv)
+    gc.disable()  # until the start's imports are done: see _settled
+    try:
+        return _main(sys.argv[1:], process=True)
+    finally:
+        gc.enable()
+
+
+def _main(args: list[str], *, process: bool) -> int:
     if args == ["--version"]:
         return _write(_version_line())
     if args in (["--help"], ["-h"]) and _columns() >= _HELP_COLUMNS:
@@ -32,18 +44,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in _PLAIN_VERBS:
         from tfpolicy.commands.engine_line import run_plain
 
+        _settled(process)
         code = run_plain(args)
         if code is not None:
             return code
     if args[:1] == ["argocd"]:  # Argo CD runs ``argocd generate`` on every render
         from tfpolicy.commands.argocd import run_plain as run_render
 
+        _settled(process)
         code = run_render(args)
         if code is not None:
             return code
     from tfpolicy.commands.group import run  # here: click and the group, for any command
 
+    _settled(process)
     return run(args)
+
+
+def _settled(process: bool) -> None:
+    """The start's imports are done. Nearly all they made (modules, functions, tables)
+    lives until the exit, so the garbage collector, kept off while they ran, is told to
+    leave it out of every collection from now on, the one at the exit included
+    (``gc.freeze``), then let run: its passes over those objects found next to nothing
+    and were a large part of a small run's CPU (docs/speed.md). Only in tfpolicy's own
+    process: a caller's objects are not ours to freeze."""
+    if process:
+        gc.freeze()
+        gc.enable()
 
 
 def help_text() -> str:

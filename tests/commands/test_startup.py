@@ -285,3 +285,19 @@ def test_the_help_lists_every_command_once_by_the_order_of_the_work() -> None:
     listed = [name for _, names in command_table.SECTIONS for name in names]
     assert sorted(listed) == sorted(command_table.COMMANDS)
     assert listed[0] == "init" and listed[-3:] == ["krm", "kustomize", "argocd"]
+
+
+def test_the_console_script_freezes_what_its_start_made_and_a_caller_keeps_its_collector(
+        ) -> None:
+    """tfpolicy's own process leaves what its imports made out of later collections and
+    collects again after them; ``main`` called with a command line touches neither."""
+    code = ("import gc, sys, contextlib, io\nfrom tfpolicy.cli import main\n"
+            f"sys.argv = ['tfpolicy', 'check', '--policy', 'takeover', {str(LLM)!r}]\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main()\n"
+            "print(gc.get_freeze_count() > 1000, gc.isenabled())\n"
+            "gc.unfreeze()\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main(['check', '--policy', 'takeover', {str(LLM)!r}])\n"
+            "print(gc.get_freeze_count(), gc.isenabled())")
+    assert _in_child(code) == ["True True", "0 True"]

@@ -17,7 +17,6 @@ value its usual way, which is equal as data.
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any, TypeGuard
 
 import yaml
@@ -272,6 +271,8 @@ def _fits(text: str, key: Any, value: Any) -> bool:
     is left to the document's own read-back check."""
     if _ALIAS.search(text):
         return True
+    import textwrap  # here: only an entry given back is read so
+
     return reads_as(textwrap.dedent(text), {key: value})
 
 
