@@ -173,6 +173,8 @@ def _uri(path: str) -> str:
         data = os.fsencode(path)
     except UnicodeEncodeError:  # a lone surrogate no file name's bytes give
         data = path.encode("utf-8", "surrogatepass")
+    if data.startswith(b"//"):  # would read as an authority (§3.3): "/." names the same
+        data = b"/." + data      # path once its dot segments are removed (§5.2.4)
     return quote_from_bytes(data, safe=_IN_A_SEGMENT)
 
 

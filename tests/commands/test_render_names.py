@@ -160,14 +160,24 @@ def test_sarif_uri_is_the_file_percent_encoded(name: str) -> None:
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
         "artifactLocation"]["uri"]
     try:
-        assert unquote_to_bytes(uri) == os.fsencode(name)
+        data = os.fsencode(name)
     except UnicodeEncodeError:  # a surrogate no file name holds: its UTF-16 half, as such
-        assert unquote_to_bytes(uri) == name.encode("utf-8", "surrogatepass")
+        data = name.encode("utf-8", "surrogatepass")
+    if data.startswith(b"//"):  # "/." first: the same path, never an authority
+        data = b"/." + data
+    assert unquote_to_bytes(uri) == data
     parts = urlsplit(uri)
     assert (parts.scheme, parts.netloc, parts.query, parts.fragment) == ("", "", "", "")
     allowed = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%/"
                   "!$&'()*+,;=@")
     assert set(uri) <= allowed, uri  # RFC 3986 §3.3 pchar and "/", nothing else
+
+
+def test_a_name_opening_with_two_slashes_is_a_path_not_an_authority() -> None:
+    log = json.loads(sarif([_finding("//0/a.yaml")]))
+    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"]
+    assert uri == "/.//0/a.yaml" and urlsplit(uri).netloc == ""
 
 
 def test_check_sarif_names_a_spaced_hashed_percent_file(tmp_path: Path) -> None:
