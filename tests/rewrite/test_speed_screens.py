@@ -127,13 +127,17 @@ def test_marker_lines_are_counted_as_a_line_anchored_pattern_counts_them(
 
 MARKER_PIECES = ["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu", "Workflow",
                  "CronWorkflow", "tfpolicy.dev/", "a/b", "/x", "//", "MPIJob", "nvidia.com",
-                 "k8s.nvidia.com/x", "aWorkflowb"]
+                 "k8s.nvidia.com/x", "aWorkflowb", "GPU", "gpu", "gpu.intel.com/", "-npu", "NPU",
+                 "/npu", "a.com/", "m\u00e9/"]
+# Other cases of the markers, and characters whose lower case is longer or ASCII (U+0130,
+# the Kelvin sign): found only as written, wherever they stand.
+OTHER_PIECES = ["nvidia", ".com/", "Work", "flow", " ", "/", "Gpu", "gPU", "NVIDIA.COM/gpu",
+                "workflow", "\u0130", "\u212a", "Npu", "A.COM/"]
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(MARKER_PIECES), min_size=1, max_size=6),
-       st.lists(st.sampled_from([*MARKER_PIECES, "nvidia", ".com/", "Work", "flow", " ", "/"]),
-                max_size=8))
+       st.lists(st.sampled_from([*MARKER_PIECES, *OTHER_PIECES]), max_size=8))
 def test_the_marker_anchors_find_what_a_test_per_marker_finds(markers: list[str],
                                                               pieces: list[str]) -> None:
     from tfpolicy.rewrite.pipeline import Markers

@@ -62,6 +62,10 @@ REFUSED = [
     (CONFIG + "  mode: *nowhere\n", "in.yaml:26:9:", "undefined alias"),
     ("%YAML 2.0\n---\n" + CONFIG, "in.yaml:", "YAML"),
     (CONFIG + "  mode: x\n\x0c  b: 1\n", "in.yaml:27:1:", "control character"),
+    # Keys rapidyaml reads apart and libyaml as one (YAML 1.1's booleans), nested too.
+    (CONFIG + "  yes: a\n  true: b\n", "in.yaml:27:3:", "duplicate key 'true'"),
+    (CONFIG.removesuffix("data:\n") + 'data: {on: 1, "x": [{y: 1, true: 2}]}\n', "in.yaml:25:28:",
+     "duplicate key 'true'"),
 ]
 
 
@@ -86,6 +90,7 @@ ACCEPTED = [
     CONFIG + "  script: |\n    a: 1\n    a: 1\n",  # repeated text inside a block scalar
     '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}}\n',
     CONFIG + '  image: nginx@sha256:0a1b\n  mail: a@b.c\n  cron: "58 2 * * *"\n  x: y!\n',
+    CONFIG + '  "yes": a\n  true: b\n  .dockerconfigjson: c\n',  # a quoted "yes" is a string
 ]
 
 

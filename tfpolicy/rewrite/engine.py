@@ -106,6 +106,7 @@ class DocContext(Record):
     namespace: str = "default"
     explain: bool = False
     capture: Capture | None = None
+    changes: bool = True  # a record of each change, located (DocResult.changes)
 
 
 class Change(Record):
@@ -246,8 +247,10 @@ def _change(template: Any, original: Any, target: Any, view: View, owner: Policy
         report(Note(Severity.ERROR, "kind-not-migrated", message), owner.name)
         return
     if edits:
-        line, column = report.ctx.locate(view.path)
         out.edits.extend(edits)
+        if not report.ctx.changes:
+            return
+        line, column = report.ctx.locate(view.path)
         out.changes.append(Change(report.ref, report.ctx.file, view.path, owner.name,
                                   tuple(edits), line, column))
 

@@ -33,6 +33,7 @@ PIECE_BYTES = 1 << 18  # of a stream, handed to one worker process at a time
 class Options(Record):
     namespace: str = "default"
     explain: bool = False
+    changes: bool = True  # each change's record, located; apply writes the text alone
 
 
 class DocOutcome(Record):
@@ -110,7 +111,7 @@ def transform_documents(docs: Iterable[yamlio.RawDoc], policies: PolicySet, file
 def _planned(raw: yamlio.RawDoc, parsed: yamlio.Parsed, policies: PolicySet, file: str,
              index: int, options: Options) -> DocResult:
     ctx = DocContext(file, index, _locator(parsed, raw.line), options.namespace,
-                     options.explain, Capturer(raw.text, parsed.node, file))
+                     options.explain, Capturer(raw.text, parsed.node, file), options.changes)
     return plan_document(parsed.data, policies, ctx)
 
 
@@ -138,7 +139,7 @@ def transform_stream(pieces: Iterable[tuple[str, yamlio.Piece]], policies: Polic
         worth = (p for p in spool.first() if firstpass.worth(policies, p[1].data))
         policies = firstpass.over_pieces(policies, _batches(worth), options.namespace, jobs)
         pieces = spool.again()
-    work = partial(_batch, policies, options)
+    work = partial(_batch, policies, replace(options, changes=False))
     index = 0
     for batch in parallel.ordered(work, _batches(pieces), jobs, shared=yamlio.load_rewriter,
                                   in_worker=yamlio.silence_process):
@@ -169,11 +170,10 @@ def _batches(pieces: Iterable[tuple[str, yamlio.Piece]]) -> Iterator[_Batch]:
 
 def _batch(policies: PolicySet, options: Options,
            batch: _Batch) -> list[tuple[str, bool, list[DocOutcome]]]:
-    """Each piece's outcomes; their changes, of which nothing is read, do not cross the
-    pipe (pickling them cost more than the texts)."""
-    return [(file, piece.first, [replace(o, changes=[]) if o.changes else o
-                                 for o in transform_documents(piece.documents(file), policies,
-                                                              file, options)])
+    """Each piece's outcomes, made without the changes (``options.changes``), of which
+    nothing is read: locating them is work, and pickling them cost more than the texts."""
+    return [(file, piece.first, list(transform_documents(piece.documents(file), policies,
+                                                         file, options)))
             for file, piece in batch]
 
 

@@ -46,36 +46,82 @@ def parsed(docs: Iterable[yamlio.RawDoc], markers: tuple[str, ...], file: str
         yield raw, parsed
 
 
+# Each anchor, and the markers it stands for: each with where the anchor starts in it.
+Places = tuple[tuple[int, str], ...]
+Anchors = tuple[tuple[str, Places], ...]
+
+
 class Markers(Record):
     """Whether a text holds any marker, by plain substring searches alone.
 
-    Each marker starts with its head (its part up to the first ``/`` after its
-    first character, or itself): a text holds a marker where one of the heads
-    occurs and a marker of that head starts. ``str.find`` and ``str.startswith``
-    spare the regex engine, which tried the alternation at every character that
-    may open a marker, and spare a start compiling that alternation of a hundred
-    names (docs/speed.md).
+    An ASCII text is searched in lower case, once per *anchor*: the markers in lower
+    case that hold no other one (``gpu`` stands for ``GPU``, ``Gpu`` and
+    ``gpu.intel.com/``, ``workflow`` for ``CronWorkflow``). Where an anchor occurs, the
+    markers it stands for are tried on the text as it is written, so a marker is found
+    in its own case only. The anchors that end in ``/`` (the vendors' domains, a score
+    of them) are tried only where the text has a ``/``, all at once (``str.endswith``
+    takes them together), instead of a search each. ``str.find`` spares the regex
+    engine, which tried an alternation at every character that may open a marker, and
+    a start compiling that alternation of a hundred names (docs/speed.md). Other text,
+    or markers not all ASCII, are searched marker by marker.
     """
 
-    heads: tuple[tuple[str, tuple[str, ...]], ...]  # each head, and its markers
+    markers: tuple[str, ...]  # those holding no other: a text holds a marker iff one of these
+    anchors: Anchors  # searched one by one
+    domains: Anchors  # the anchors ending in "/", tried at each "/" of the text
+    ends: tuple[str, ...]  # the domains' anchors
 
     @staticmethod
     @lru_cache(maxsize=16)
     def of(markers: tuple[str, ...]) -> Markers:
-        by_head: dict[str, set[str]] = {}
-        for marker in markers:
-            head = marker[:marker.index("/", 1) + 1] if "/" in marker[1:] else marker
-            by_head.setdefault(head, set()).add(marker)
-        return Markers(tuple((head, tuple(sorted(by_head[head]))) for head in sorted(by_head)))
+        least = _least(set(markers))
+        if not all(m.isascii() for m in least):
+            return Markers(least, (), (), ())
+        table = tuple((anchor, tuple((at, marker) for marker in least
+                                     for at in _starts(marker.lower(), anchor)))
+                      for anchor in _least({m.lower() for m in least}))
+        domains = tuple(entry for entry in table if entry[0].endswith("/"))
+        anchors = tuple(entry for entry in table if not entry[0].endswith("/"))
+        return Markers(least, anchors, domains, tuple(anchor for anchor, _ in domains))
 
     def found_in(self, text: str) -> bool:
-        for head, markers in self.heads:
-            at = text.find(head)
+        if not text.isascii() or not (self.anchors or self.domains):
+            return any(marker in text for marker in self.markers)
+        lower = text.lower()  # ASCII: every character keeps its place
+        if self.ends:
+            at = lower.find("/")
             while at >= 0:
-                if text.startswith(markers, at):
+                if lower.endswith(self.ends, 0, at + 1) and self._domain(text, lower, at + 1):
                     return True
-                at = text.find(head, at + 1)
+                at = lower.find("/", at + 1)
+        for anchor, places in self.anchors:
+            at = lower.find(anchor)
+            while at >= 0:
+                if _written(text, at, places):
+                    return True
+                at = lower.find(anchor, at + 1)
         return False
+
+    def _domain(self, text: str, lower: str, end: int) -> bool:
+        """Whether a marker of a domain anchor ending at ``end`` is written there."""
+        return any(lower.endswith(anchor, 0, end) and _written(text, end - len(anchor), places)
+                   for anchor, places in self.domains)
+
+
+def _least(texts: set[str]) -> tuple[str, ...]:
+    """The texts that hold no other one, sorted: whatever holds one of ``texts`` holds one
+    of these."""
+    return tuple(sorted(t for t in texts if not any(o != t and o in t for o in texts)))
+
+
+def _starts(text: str, part: str) -> list[int]:
+    """Every place ``part`` starts in ``text``."""
+    return [at for at in range(len(text) - len(part) + 1) if text.startswith(part, at)]
+
+
+def _written(text: str, at: int, places: Places) -> bool:
+    """Whether one of ``places``' markers is written in ``text`` with its anchor at ``at``."""
+    return any(start <= at and text.startswith(marker, at - start) for start, marker in places)
 
 
 def passes(text: str, first: re.Match[str] | None) -> bool:

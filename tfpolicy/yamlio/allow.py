@@ -109,13 +109,6 @@ def declined(text: str) -> bool:
     return not admitted(text) or scalars.retyped(text)
 
 
-def keys_declined(text: str) -> bool:
-    """Whether ``text`` must go to libyaml for a check of its keys only (screen.cleared):
-    outside the allow-list, or a plain key YAML 1.1 types otherwise than a string, so that
-    keys rapidyaml writes apart may be one key to libyaml (``yes`` and ``true``)."""
-    return not admitted(text) or scalars.typed_keys(text)
-
-
 def admitted(text: str) -> bool:
     """Whether ``text``'s characters, lines, escapes and layouts are all on the list; each
     check reads the text once (lines are bounded before any pattern looks at them)."""

@@ -38,13 +38,11 @@ _NUMBERISH = frozenset("-+0123456789.")
 # ".inf", and a key spelling inf or nan, quoted or not, its canonical form ('-.Inf' and
 # 'inf' become "-.inf" and ".inf"). Any such word in the text sends it to libyaml.
 _INF_OR_NAN = re.compile(r"(?:[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])(?![\w.-])")
-# A plain key that may not read as a string: as _TOKEN, a colon after it, canonical
+# A key that may not read as a string were it plain: the words _TOKEN looks for, canonical
 # numbers and words included (``1:`` and ``true:`` are keys libyaml types).
 _KEY = re.compile(
-    r"[\s\[{,](?=[-+0-9.~=<yYnNtTfFoO])"
-    r"([-+]?[0-9.](?:[0-9a-fA-FxXoO_.+-]|:(?=[0-9a-fA-FxXoO_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE"
-    r"|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|[yYnN])(?=[ \t]*:(?:[ \t\n]|$))",
-    re.MULTILINE,
+    r"[-+]?[0-9.](?:[0-9a-fA-FxXoO_.+-]|:(?=[0-9a-fA-FxXoO_.+-]))*|~|=|<<|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE"
+    r"|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|[nN]ull|NULL|[yYnN]"
 )
 
 
@@ -76,9 +74,10 @@ def _alone(text: str, at: int) -> bool:
     return at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_.+-")
 
 
-def typed_keys(text: str) -> bool:
-    """A plain key whose YAML 1.1 type is not a string (see _KEY)."""
-    return any(_not_string(m.group(1)) for m in _KEY.finditer("\n" + text))
+def typed_key(key: str) -> bool:
+    """Whether YAML 1.1 types ``key``, a mapping key as a reader gave it, otherwise than a
+    string were it written plain (see _KEY)."""
+    return _KEY.fullmatch(key) is not None and _not_string(key)
 
 
 def _not_string(token: str) -> bool:

@@ -20,7 +20,8 @@ handler prints to the process's stderr (file descriptor 2) before raising
 (so does its JSON emitter, on a tree nested too deeply), so descriptor 2 is
 pointed at ``/dev/null`` for the length of each call; and
 it has no duplicate-key check, so the tree is emitted as JSON and read back
-with a hook that sees every mapping's keys (in C, not a Python tree walk);
+with a hook that sees every mapping's keys (in C, not a Python tree walk), and
+sends a key YAML 1.1 may type otherwise (``yes`` beside ``true``) to libyaml;
 and its ``emit_json_malloc`` leaks the buffer it returns, so the JSON is
 written into a buffer allocated here.
 """
@@ -32,8 +33,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tfpolicy.yamlio.allow import keys_declined
+from tfpolicy.yamlio.allow import admitted
 from tfpolicy.yamlio.rapid import ryml
+from tfpolicy.yamlio.scalars import typed_key
 
 _quiet: list[int] = []  # [fd of /dev/null], opened on first use
 _silenced: list[bool] = []  # [True] once descriptor 2 is /dev/null for good
@@ -45,7 +47,7 @@ def cleared(text: str) -> bool:
 
     False means "parse it fully": not necessarily an error.
     """
-    if keys_declined(text):
+    if not admitted(text):
         return False
     try:
         tree = quietly(ryml.parse_in_arena, text.encode("utf-8"))
@@ -114,8 +116,31 @@ def json_of(tree: Any, node: int, size_hint: int) -> bytearray:
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> None:
-    if len(dict(pairs)) != len(pairs):  # dict() counts the keys in C
+    """A mapping's keys, all distinct, and each a string to libyaml too: keys rapidyaml
+    reads apart may be one key to libyaml (``yes`` and ``true``), so a key YAML 1.1 may
+    type otherwise, were it written plain, sends the document to libyaml (quoted or not:
+    the JSON does not tell). Keys seen to be strings are remembered, as the read back
+    remembers plain scalars' tags (the same keys recur in every manifest)."""
+    keys = dict(pairs)  # dict() counts the keys in C
+    if len(keys) != len(pairs):
         raise ValueError("repeated key")
+    if not _STRING_KEYS.issuperset(keys):
+        _learn(keys.keys() - _STRING_KEYS)
+
+
+def _learn(keys: set[str]) -> None:
+    for key in keys:
+        if typed_key(key):
+            raise ValueError("a key YAML 1.1 may type otherwise")
+        if len(_STRING_KEYS) >= _STRING_KEYS_MAX:
+            _STRING_KEYS.clear()
+        if len(key) <= _REMEMBERED_CHARS:
+            _STRING_KEYS.add(key)
+
+
+_STRING_KEYS: set[str] = set()
+_STRING_KEYS_MAX = 1 << 14  # keys, each of at most _REMEMBERED_CHARS: a bound on the memory
+_REMEMBERED_CHARS = 64  # a stream of distinct ones may take
 
 
 # One decoder for every document: ``json.loads`` with a hook builds a new one per call.
