@@ -49,7 +49,8 @@ def apply(stream: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 # (second document's text, expected "line:col" prefix of the error, a word of the reason)
 REFUSED = [
     (CONFIG + "  mode: [fast\n", "in.yaml:27:", "flow sequence"),
-    (CONFIG + "  mode: fast\n  mode: slow\n", "in.yaml:27:3:", "duplicate key 'mode'"),
+    (CONFIG + "  mode: fast\n  mode: slow\n", "in.yaml:27:3:",
+     "duplicate key 'mode' (first at line 26)"),
     (CONFIG + "  mode: fast\n\tmore: x\n", "in.yaml:27:", "tab"),
     (CONFIG + "  mode: 'fast\n", "in.yaml:26:9:", "quoted"),
     ("- a\n- b\n", "in.yaml:21", "mapping"),
@@ -63,9 +64,9 @@ REFUSED = [
     ("%YAML 2.0\n---\n" + CONFIG, "in.yaml:", "YAML"),
     (CONFIG + "  mode: x\n\x0c  b: 1\n", "in.yaml:27:1:", "control character"),
     # Keys rapidyaml reads apart and libyaml as one (YAML 1.1's booleans), nested too.
-    (CONFIG + "  yes: a\n  true: b\n", "in.yaml:27:3:", "duplicate key 'true'"),
+    (CONFIG + "  yes: a\n  true: b\n", "in.yaml:27:3:", "duplicate key 'true' (first at line 26)"),
     (CONFIG.removesuffix("data:\n") + 'data: {on: 1, "x": [{y: 1, true: 2}]}\n', "in.yaml:25:28:",
-     "duplicate key 'true'"),
+     "duplicate key 'true' (first at line 25)"),
 ]
 
 

@@ -64,8 +64,8 @@ class Loader(yaml.CSafeLoader):
         key = value if type(value) is str else self._key_of(value, key_node)
         identity = self._identity(key)
         if identity in local:
-            raise error(f"duplicate key {_short(key)} (first at line {local[identity] + 1})",
-                        key_node)
+            raise RepeatedKey(f"duplicate key {_short(key)}", key_node.start_mark,
+                              local[identity])
         local[identity] = key_node.start_mark.line
         return key
 
@@ -130,6 +130,16 @@ def _key_text(value: Any, node: yaml.Node) -> str:
         what = "a null key" if value is None else f"the key {_short(value)}"
         raise error(f"{what} has no JSON spelling; kubectl refuses it", node)
     return text
+
+
+class RepeatedKey(yaml.constructor.ConstructorError):
+    """A key a mapping holds twice. ``first_line``: the 0-based line of its first writing
+    in the text parsed, which a located message counts among the file's lines, as it
+    does the repeat's own mark (located.py)."""
+
+    def __init__(self, problem: str, mark: yaml.Mark, first_line: int) -> None:
+        super().__init__(None, None, problem, mark)
+        self.first_line = first_line
 
 
 def error(problem: str, node: yaml.Node) -> yaml.constructor.ConstructorError:

@@ -12,6 +12,7 @@ import re
 import yaml
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.yamlio.construct import RepeatedKey
 
 # Template actions where YAML expects a value, key or item: not inside quotes.
 TEMPLATE_SYNTAX = re.compile(r"(?:^[ \t]*|:[ \t]+|-[ \t]+)\{\{", re.MULTILINE)
@@ -42,6 +43,8 @@ def _located(exc: yaml.MarkedYAMLError, file: str, line: int, text: str) -> Tfpo
     if exc.context_mark is not None and "end of stream" in str(exc.problem):
         mark = exc.context_mark  # an unclosed quote: point at where it opened
     reason = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+    if isinstance(exc, RepeatedKey):
+        reason += f" (first at line {line + exc.first_line + 1})"
     if mark is None:
         return TfpolicyError(f"invalid YAML: {reason}", file=file, line=line + 1)
     if text[mark.index:mark.index + 1] == "\t":
