@@ -107,8 +107,9 @@ def _rewritten(run: Run, paths: tuple[str, ...], keep_original: bool, keep_uncha
     work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes, watch)
     for batch in parallel.ordered(work, batches, run.jobs,
                                   shared=yamlio.load_rewriter, in_worker=yamlio.silence_process):
-        for path, outcome in batch:
+        for path, handed in batch:
             shown.step(path)
+            outcome = _left(path) if handed is None else handed
             if outcome.unsettled:
                 raise Unsettled(path)
             unscoped += outcome.unscoped
@@ -147,14 +148,15 @@ def _batches(files: list[str], jobs: int) -> tuple[int, Iterator[list[str]]]:
 
 
 def _files(run: Run, cwd: str, keep_original: bool, keep_unchanged: bool, keep_changes: bool,
-           watch: PolicySet | None, paths: list[str]) -> list[tuple[str, _Outcome]]:
+           watch: PolicySet | None, paths: list[str]) -> list[tuple[str, _Outcome | None]]:
     return [(path, _file(run, cwd, path, keep_original, keep_unchanged, keep_changes, watch))
             for path in paths]
 
 
 def _file(run: Run, cwd: str, path: str, keep_original: bool, keep_unchanged: bool,
-          keep_changes: bool, watch: PolicySet | None) -> _Outcome:
-    """What governs ``path``, and its new text; a chart template is skipped."""
+          keep_changes: bool, watch: PolicySet | None) -> _Outcome | None:
+    """What governs ``path``, and its new text; a chart template is skipped. None: read and
+    left as it was, with nothing to say or keep (``_left``)."""
     chart = chart_template(path) if _may_be_in_templates(path, cwd) else ""
     if chart:
         return _Outcome(skipped=chart)
@@ -162,9 +164,16 @@ def _file(run: Run, cwd: str, path: str, keep_original: bool, keep_unchanged: bo
     if isinstance(scope, Unscoped):
         return _Outcome(skipped=scope.reason, unscoped=True)
     outcome = _rewrite(path, scope, keep_original, keep_unchanged, watch)
-    if outcome.result is not None and not keep_changes:
+    if outcome is not None and outcome.result is not None and not keep_changes:
         return replace(outcome, result=replace(outcome.result, changes=[]))
     return outcome
+
+
+def _left(path: str) -> _Outcome:
+    """A file read and left as it was, with nothing found and no text kept: a worker hands
+    back its name alone, not records pickled and unpickled for each of the thousands of
+    files ``fix`` leaves alone (docs/speed.md, "Figures behind the code")."""
+    return _Outcome(Rewrite(path, "", "", False, False, None), FileResult("", False, [], []))
 
 
 def _may_be_in_templates(path: str, cwd: str) -> bool:
@@ -176,7 +185,7 @@ def _may_be_in_templates(path: str, cwd: str) -> bool:
 
 
 def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
-             watch: PolicySet | None) -> _Outcome:
+             watch: PolicySet | None) -> _Outcome | None:
     data, info = read_stat(path)
     if watch is not None and firstpass.worth(watch, data):
         return _Outcome(unsettled=True)
@@ -189,6 +198,9 @@ def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
         if not reason:
             raise
         return _Outcome(skipped=reason)
+    if not (result.changed or result.findings or result.changes or keep_unchanged
+            or keep_original):
+        return None  # what fix hands back for most files: their names alone (``_left``)
     kept = original if keep_original else ""
     text = result.text if result.changed or keep_unchanged else ""
     seen = Seen.of(info, data) if result.changed else None
