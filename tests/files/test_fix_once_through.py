@@ -91,3 +91,25 @@ def test_the_error_is_the_one_the_pass_meets_first(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert (tmp_path / "c-llm.yaml").read_bytes() == LLM.read_bytes()
     assert _temps(tmp_path) == []
+
+
+def test_a_claim_in_the_last_of_many_files_sends_the_workers_back(tmp_path: Path) -> None:
+    """Enough files for batches in two worker processes: the run that presumed no claim
+    is dropped with its workers, and the run with the pass rewrites every file once."""
+    alone, tree = tmp_path / "alone", tmp_path / "tree"
+    alone.mkdir()
+    tree.mkdir()
+    shutil.copy(LLM, alone / "llm.yaml")
+    assert _fix(alone, "llm.yaml").returncode == 1
+    names = [f"{n:02d}-llm.yaml" for n in range(40)]
+    for name in names:
+        shutil.copy(LLM, tree / name)
+    (tree / "98-app.yaml").write_text(DRA_APP)
+    (tree / "99-claims.yaml").write_text(TEMPLATE)
+    done = _fix(tree, "-j", "2", *names, "98-app.yaml", "99-claims.yaml")
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [f"Fixing {name}" for name in names]
+    assert {(tree / name).read_bytes() for name in names} == {(alone / "llm.yaml").read_bytes()}
+    assert "2 devices of class gpu.nvidia.com through ResourceClaimTemplate 'two-gpus'" \
+        in done.stderr, done.stderr
+    assert _temps(tree) == []

@@ -68,7 +68,7 @@ def presumed(run: Run) -> Run | None:
     Such files are rare, and the pass would read every file only to find none: a run
     that presumes so reads each file once, watching for one that may hold some
     (``runner.rewrite_files``, ``watch``), and is run again with the pass should it
-    meet one.
+    meet one (docs/speed.md, "fix beside apply").
     """
     policies = run.loaded
     if run.scopes is not None or policies is None or policies.claims is not None:

@@ -172,7 +172,7 @@ def _file(run: Run, cwd: str, path: str, keep_original: bool, keep_unchanged: bo
 def _left(path: str) -> _Outcome:
     """A file read and left as it was, with nothing found and no text kept: a worker hands
     back its name alone, not records pickled and unpickled for each of the thousands of
-    files ``fix`` leaves alone (docs/speed.md, "Figures behind the code")."""
+    files ``fix`` leaves alone (docs/speed.md, "fix beside apply")."""
     return _Outcome(Rewrite(path, "", "", False, False, None), FileResult("", False, [], []))
 
 
