@@ -34,11 +34,11 @@ from tfpolicy.errors import TfpolicyError
 from tfpolicy.files.foreign import not_kubernetes
 from tfpolicy.files.governed import governed
 from tfpolicy.files.scopes import Run, Scope, Scopes, chart_template
-from tfpolicy.files.sources import read_seen
+from tfpolicy.files.sources import read_bytes
 from tfpolicy.policy.project_config import ProjectConfig
 from tfpolicy.records import replace
 from tfpolicy.rewrite import firstpass, parallel
-from tfpolicy.rewrite.engine import PolicySet
+from tfpolicy.rewrite.engine import PolicySet, canary_scope
 
 
 def ordered(run: Run, files: list[str]) -> Run:
@@ -58,6 +58,24 @@ def ordered(run: Run, files: list[str]) -> Run:
         chosen[config.path] = replace(scope, policies=_over(scope.policies, covered,
                                                             scope.options.namespace, run.jobs))
     return replace(run, scopes=run.scopes.ordered(chosen)) if chosen else run
+
+
+def presumed(run: Run) -> Run | None:
+    """``run`` as ``ordered`` leaves it when no file holds a DRA claim, claim template or
+    DeviceClass, where that is all the pass would look for (policies given with ``-p``, no
+    canary rung); None where the pass decides more.
+
+    Such files are rare, and the pass would read every file only to find none: a run
+    that presumes so reads each file once, watching for one that may hold some
+    (``runner.rewrite_files``, ``watch``), and is run again with the pass should it
+    meet one (docs/speed.md, "fix beside apply").
+    """
+    policies = run.loaded
+    if run.scopes is not None or policies is None or policies.claims is not None:
+        return None
+    if policies.cohort is None and canary_scope(policies) is not None:
+        return None
+    return replace(run, loaded=firstpass.settled(policies, [], run.options.namespace))
 
 
 def _by_config(scopes: Scopes, files: list[str]) -> list[tuple[ProjectConfig, list[str]]]:
@@ -107,7 +125,7 @@ def _file(policies: PolicySet, file: str, namespace: str) -> firstpass.Found:
     cannot hold anything the pass looks for."""
     if not os.path.isfile(file):
         return firstpass.Found()
-    data, _ = read_seen(file)
+    data = read_bytes(file)
     if not firstpass.worth(policies, data):
         return firstpass.Found()
     try:

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tfpolicy.errors import TfpolicyError
+from tfpolicy.files.canary_order import presumed
 from tfpolicy.files.output import Writes, clean_stale
-from tfpolicy.files.runner import BOM, Ran, Rewrite, rewrite_files
+from tfpolicy.files.runner import BOM, Ran, Rewrite, Unsettled, rewrite_files
 from tfpolicy.files.scopes import Run
 from tfpolicy.files.swap import Kept
 from tfpolicy.findings import Finding, Severity
 from tfpolicy.records import Record
+from tfpolicy.rewrite.engine import PolicySet
 
 
 class Fixed(Record):
@@ -40,12 +42,29 @@ def fix_files(run: Run, paths: tuple[str, ...],
               kept_aside: Callable[[list[Finding]], None]) -> Fixed:
     """Every file ``paths`` name rewritten in place where it changes. Should the commit
     fail part-way, ``kept_aside`` is told the bytes of other writers kept aside so far
-    before the error goes up: nothing is lost unsaid."""
+    before the error goes up: nothing is lost unsaid.
+
+    Where the first pass would only look for DRA objects, the files are read once,
+    presuming there are none (``canary_order.presumed``); should one turn up, or an
+    error, that run is dropped before anything is replaced (its temp files with it)
+    and all is done again with the pass, which says the same error the same way.
+    """
+    without_pass = presumed(run)
+    if without_pass is not None:
+        try:
+            return _fixed(without_pass, paths, kept_aside, watch=run.policies)
+        except Unsettled:
+            pass
+    return _fixed(run, paths, kept_aside)
+
+
+def _fixed(run: Run, paths: tuple[str, ...], kept_aside: Callable[[list[Finding]], None],
+           watch: PolicySet | None = None) -> Fixed:
     written: list[str] = []
     taken = Taken(names=run.fmt == "junit")
     with Writes(Path.cwd()) as writes:  # whatever goes wrong, no temp file stays
         ran = rewrite_files(run, paths, keep_unchanged=False, keep_changes=False,
-                            each=_staged(writes, taken))
+                            each=_staged(writes, taken), watch=watch)
         clean_stale(taken.real_folders(), keep=writes.temps())
         try:
             moved = writes.commit(written.append)
@@ -94,7 +113,7 @@ def _staged(writes: Writes, taken: Taken) -> Callable[[Rewrite], None]:
     temp file is written."""
     def stage(rewrite: Rewrite) -> None:
         taken.add(rewrite.path, rewrite.changed)
-        if rewrite.changed:
+        if rewrite.seen is not None:  # changed: what was read, to check before replacing it
             writes.add(rewrite.path, _bytes(rewrite), rewrite.seen)
     return stage
 

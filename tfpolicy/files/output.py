@@ -132,8 +132,8 @@ def clean_stale(folders: Iterable[Path], keep: set[str]) -> None:
     but those of this run (``keep``)."""
     for folder in sorted(set(folders)):
         for entry, pid in _temps_in(folder):
-            if entry.is_file(follow_symlinks=False) and not _alive(pid) \
-                    and entry.path not in keep:
+            if entry.path not in keep and entry.is_file(follow_symlinks=False) \
+                    and not _alive(pid):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
 

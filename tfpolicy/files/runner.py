@@ -16,11 +16,11 @@ from tfpolicy.files.governed import Expansion, added_note, hook_files
 from tfpolicy.files.listing import manifest_files, named
 from tfpolicy.files.progress import progress
 from tfpolicy.files.scopes import Run, Scope, Unscoped, chart_template
-from tfpolicy.files.sources import STDIN, Seen, read_seen
+from tfpolicy.files.sources import STDIN, Seen, read_stat
 from tfpolicy.findings import Finding
 from tfpolicy.records import Record, replace
-from tfpolicy.rewrite import parallel
-from tfpolicy.rewrite.engine import Change
+from tfpolicy.rewrite import firstpass, parallel
+from tfpolicy.rewrite.engine import Change, PolicySet
 from tfpolicy.rewrite.pipeline import FileResult, transform
 
 BOM = b"\xef\xbb\xbf"
@@ -32,7 +32,9 @@ class Rewrite(Record):
     text: str
     changed: bool
     bom: bool
-    seen: Seen  # what ``fix`` checks is still there before it replaces the file
+    # What ``fix`` checks is still there before it replaces the file; None when unchanged
+    # (nothing to replace, so the file is not hashed).
+    seen: Seen | None
 
 
 class Ran(Record):
@@ -54,11 +56,19 @@ class _Outcome(Record):
     result: FileResult | None = None
     skipped: str = ""  # the reason, said under --explain
     unscoped: bool = False  # no config governs it
+    unsettled: bool = False  # it may hold what a first pass presumed absent looks for
+
+
+class Unsettled(Exception):
+    """A run that presumed no file holds what the first pass looks for
+    (``canary_order.presumed``) met a file that may, or an error, which the pass might
+    have met first: nothing of it stands, and its caller runs again with the pass."""
 
 
 def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = False,
                   keep_unchanged: bool = True, keep_changes: bool = True,
-                  each: Callable[[Rewrite], Rewrite | None] | None = None) -> Ran:
+                  each: Callable[[Rewrite], Rewrite | None] | None = None,
+                  watch: PolicySet | None = None) -> Ran:
     """Every file's new text; any bad input raises before anything could be written.
 
     The original text is kept only when asked (``check --diff``): ``fix`` holds
@@ -70,28 +80,38 @@ def rewrite_files(run: Run, paths: tuple[str, ...], *, keep_original: bool = Fal
     files go through worker processes (``rewrite.parallel``), taken in order;
     ``each`` sees every rewrite as it is taken (``fix`` stages its write then),
     and what it returns is kept (None: nothing).
+
+    ``watch``: ``run`` presumes no file holds what the first pass looks for with
+    these policies (``canary_order.presumed``), so that each file is read once; a
+    file that may hold some, or any error, raises ``Unsettled``.
     """
     expansion = hook_files(named(paths)) if run.hook else Expansion(named(paths), {})
     try:
         return _rewritten(run, expansion.files, keep_original, keep_unchanged, keep_changes,
-                          each)
+                          each, watch)
     except TfpolicyError as exc:
+        if watch is not None:
+            raise Unsettled from None
         raise added_note(exc, expansion) from None
 
 
 def _rewritten(run: Run, paths: tuple[str, ...], keep_original: bool, keep_unchanged: bool,
-               keep_changes: bool, each: Callable[[Rewrite], Rewrite | None] | None) -> Ran:
+               keep_changes: bool, each: Callable[[Rewrite], Rewrite | None] | None,
+               watch: PolicySet | None) -> Ran:
     rewrites, findings = [], []
     changes: list[Change] = []
     skipped: list[tuple[str, str]] = []
     unscoped = 0
     run, total, batches = _prepared(run, paths)
     shown = progress(total, run.quiet)
-    work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes)
+    work = partial(_files, run, os.getcwd(), keep_original, keep_unchanged, keep_changes, watch)
     for batch in parallel.ordered(work, batches, run.jobs,
                                   shared=yamlio.load_rewriter, in_worker=yamlio.silence_process):
-        for path, outcome in batch:
+        for path, handed in batch:
             shown.step(path)
+            outcome = _left(path) if handed is None else handed
+            if outcome.unsettled:
+                raise Unsettled(path)
             unscoped += outcome.unscoped
             if outcome.skipped:
                 skipped.append((path, outcome.skipped))
@@ -128,24 +148,32 @@ def _batches(files: list[str], jobs: int) -> tuple[int, Iterator[list[str]]]:
 
 
 def _files(run: Run, cwd: str, keep_original: bool, keep_unchanged: bool, keep_changes: bool,
-           paths: list[str]) -> list[tuple[str, _Outcome]]:
-    return [(path, _file(run, cwd, path, keep_original, keep_unchanged, keep_changes))
+           watch: PolicySet | None, paths: list[str]) -> list[tuple[str, _Outcome | None]]:
+    return [(path, _file(run, cwd, path, keep_original, keep_unchanged, keep_changes, watch))
             for path in paths]
 
 
 def _file(run: Run, cwd: str, path: str, keep_original: bool, keep_unchanged: bool,
-          keep_changes: bool) -> _Outcome:
-    """What governs ``path``, and its new text; a chart template is skipped."""
+          keep_changes: bool, watch: PolicySet | None) -> _Outcome | None:
+    """What governs ``path``, and its new text; a chart template is skipped. None: read and
+    left as it was, with nothing to say or keep (``_left``)."""
     chart = chart_template(path) if _may_be_in_templates(path, cwd) else ""
     if chart:
         return _Outcome(skipped=chart)
     scope = run.scope(path)
     if isinstance(scope, Unscoped):
         return _Outcome(skipped=scope.reason, unscoped=True)
-    outcome = _rewrite(path, scope, keep_original, keep_unchanged)
-    if outcome.result is not None and not keep_changes:
+    outcome = _rewrite(path, scope, keep_original, keep_unchanged, watch)
+    if outcome is not None and outcome.result is not None and not keep_changes:
         return replace(outcome, result=replace(outcome.result, changes=[]))
     return outcome
+
+
+def _left(path: str) -> _Outcome:
+    """A file read and left as it was, with nothing found and no text kept: a worker hands
+    back its name alone, not records pickled and unpickled for each of the thousands of
+    files ``fix`` leaves alone (docs/speed.md, "fix beside apply")."""
+    return _Outcome(Rewrite(path, "", "", False, False, None), FileResult("", False, [], []))
 
 
 def _may_be_in_templates(path: str, cwd: str) -> bool:
@@ -156,8 +184,11 @@ def _may_be_in_templates(path: str, cwd: str) -> bool:
     return "templates" in os.path.join(cwd, path)
 
 
-def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool) -> _Outcome:
-    data, seen = read_seen(path)
+def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool,
+             watch: PolicySet | None) -> _Outcome | None:
+    data, info = read_stat(path)
+    if watch is not None and firstpass.worth(watch, data):
+        return _Outcome(unsettled=True)
     try:
         original = yamlio.decode(data, path)
         result = transform(original, scope.policies, path, scope.options)
@@ -167,8 +198,12 @@ def _rewrite(path: str, scope: Scope, keep_original: bool, keep_unchanged: bool)
         if not reason:
             raise
         return _Outcome(skipped=reason)
+    if not (result.changed or result.findings or result.changes or keep_unchanged
+            or keep_original):
+        return None  # what fix hands back for most files: their names alone (``_left``)
     kept = original if keep_original else ""
     text = result.text if result.changed or keep_unchanged else ""
+    seen = Seen.of(info, data) if result.changed else None
     rewrite = Rewrite(path, kept, text, result.changed, data.startswith(BOM), seen)
     return _Outcome(rewrite, replace(result, text=""))
 

@@ -41,14 +41,7 @@ def read_text(path: str) -> str:
 
 def read_bytes(path: str) -> bytes:
     """A regular file's bytes, within the size limit; anything else is bad input."""
-    try:
-        fd, info = open_regular(path)
-        try:
-            return _limited(_read_to_end(fd, info.st_size), path)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
+    return read_stat(path)[0]
 
 
 # Opened without waiting: a FIFO's open would wait for a writer, a terminal's for a
@@ -119,7 +112,15 @@ def _stamp(info: os.stat_result) -> bytes:
 
 
 def read_seen(path: str) -> tuple[bytes, Seen]:
-    """A file's bytes (within the size limit) and what it was when they were read.
+    """A file's bytes (within the size limit) and what it was when they were read."""
+    data, info = read_stat(path)
+    return data, Seen.of(info, data)
+
+
+def read_stat(path: str) -> tuple[bytes, os.stat_result]:
+    """A regular file's bytes (within the size limit) and its ``fstat`` as they were read:
+    ``Seen.of`` both once the file is to be replaced, so that only the files fix rewrites
+    are hashed, not every file it reads.
 
     Plain descriptors, read to the size ``fstat`` gives: ``open()``'s buffered
     reader adds system calls per file and maps a buffer of the whole size limit for
@@ -128,12 +129,11 @@ def read_seen(path: str) -> tuple[bytes, Seen]:
     try:
         fd, info = open_regular(path)
         try:
-            data = _limited(_read_to_end(fd, info.st_size), path)
+            return _limited(_read_to_end(fd, info.st_size), path), info
         finally:
             os.close(fd)
     except OSError as exc:
         raise TfpolicyError(f"cannot read: {exc.strerror}", file=path) from None
-    return data, Seen.of(info, data)
 
 
 def unchanged(path: str, seen: Seen) -> bool:
