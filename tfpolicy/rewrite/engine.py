@@ -52,10 +52,11 @@ class PolicySet(Record):
     # The input's DRA claims, claim templates and DeviceClasses (rewrite.firstpass), which a
     # pod's resourceClaims name from any document; None: not indexed yet.
     claims: ClaimIndex | None = None
-    # markers(), made once: the pipeline asks for them per file (fix reads thousands).
+    # Made once, asked per file (fix reads thousands): markers(); the resources a record may
+    # give back (those a stage of this run could remove); whether a policy caps a rung.
     _markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    # The resources a record may give back: those a stage of this run could remove.
     _recorded: frozenset[str] = field(init=False, repr=False, compare=False)
+    _rung: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         markers = (*self.gpus.markers(), *sorted(self.hami - set(HAMI_RESOURCES)),
@@ -63,6 +64,7 @@ class PolicySet(Record):
                    *sorted(kind for _, kind in finder.SHORTHANDS), OWN)
         object.__setattr__(self, "_markers", markers)
         object.__setattr__(self, "_recorded", self.gpus.name_set | self.hami)
+        object.__setattr__(self, "_rung", needed(self.policies))
 
     @classmethod
     def of(cls, policies: list[Policy]) -> PolicySet:
@@ -90,7 +92,7 @@ def with_cohort(policies: PolicySet, members: Iterable[Member]) -> PolicySet:
 
 def canary_scope(policies: PolicySet) -> Scope | None:
     """What the pass that finds the members reads; ``None`` when no policy needs it."""
-    if not needed(policies.policies):
+    if not policies._rung:
         return None
     return Scope(policies.policies, policies.registry,
                  lambda t: is_gpu_workload(t, policies.gpus, policies.hami))
