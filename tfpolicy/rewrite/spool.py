@@ -16,7 +16,7 @@ from typing import IO, Generic, TypeVar
 
 T = TypeVar("T")
 
-IN_MEMORY = 8 << 20  # bytes of pieces held before the spool moves to a temporary file
+IN_MEMORY = 1 << 20  # bytes held before a spool moves to a temporary file
 
 
 class Spool(Generic[T]):
