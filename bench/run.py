@@ -380,10 +380,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="paired rounds; medians kept")
     parser.add_argument("--startup-runs", type=int, default=9,
                         help="runs of each start-up command, paired with a bare interpreter")
-    parser.add_argument("--startup-only", action="store_true", help="skip the bulk steps")
+    parser.add_argument("--startup-only", action="store_true",
+                        help="skip the bulk steps and the plan")
+    parser.add_argument("--no-plan", action="store_true",
+                        help="skip the whole-process plan of 1,000 and 2,000 nodes")
     args = parser.parse_args(argv)
     if not args.startup_only:
         bulk(args.n, max(1, args.repeat))
+        if not args.no_plan:
+            plan(max(1, args.repeat))
     runs = max(1, args.startup_runs)
     if why := cli_ready("check"):
         print(f"start-up: {why}")
@@ -391,6 +396,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(startup.report(startup.figures(TFPOLICY, OUT / "startup", runs), runs))
         print(peers.report(peers.figures(TFPOLICY, OUT / "startup", runs), runs))
     return 0
+
+
+def plan(repeat: int) -> None:
+    """``bench_plan.py --whole-only``: ``tfpolicy plan`` of 1,000 nodes and of twice that,
+    whole processes of this interpreter's install, its lines as it prints them."""
+    done = subprocess.run([sys.executable, str(HERE / "bench_plan.py"), "--whole-only",
+                           "--repeat", str(repeat)], capture_output=True, text=True,
+                          check=False)
+    lines = done.stdout.strip() or f"not available (exit {done.returncode})"
+    print(f"plan (bench_plan.py --whole-only, fastest of {repeat} paired rounds):\n{lines}")
 
 
 def bulk(n: int, repeat: int) -> None:
