@@ -12,36 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.files.test_dra_fix_check import APP as DRA_APP
+from tests.files.test_dra_fix_check import TEMPLATE
+
 TFPOLICY = Path(sys.executable).parent / "tfpolicy"
 LLM = Path(__file__).resolve().parents[2] / "examples" / "manifests" / "llm-server.yaml"
-TEMPLATE = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: two-gpus, namespace: ml}
-spec:
-  spec:
-    devices:
-      requests:
-      - name: gpu
-        exactly: {deviceClassName: gpu.nvidia.com, count: 2}
-"""
-DRA_APP = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: gpu-app, namespace: ml}
-spec:
-  selector: {matchLabels: {app: gpu-app}}
-  template:
-    metadata: {labels: {app: gpu-app}}
-    spec:
-      containers:
-      - name: main
-        image: x
-        resources: {claims: [{name: dev}]}
-      resourceClaims:
-      - name: dev
-        resourceClaimTemplateName: two-gpus
-"""
 
 
 def _fix(cwd: Path, *names: str) -> subprocess.CompletedProcess[str]:
